@@ -1,0 +1,92 @@
+"""The transport interface: what the referee may do with a running bot.
+
+The referee never learns which sandbox a seat uses; a local process and a Docker
+container both look like this.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Protocol
+
+import msgspec
+import trio
+
+from ..bots import Bot
+
+
+class BotGone(Exception):
+    """The bot can no longer be talked to: it exited, or closed its pipes."""
+
+
+class StartError(Exception):
+    """The bot could not be started at all; the message says why and how to fix it."""
+
+
+class ResourceLimits(msgspec.Struct, frozen=True):
+    memory_mb: int = 1024
+    cpu_seconds: int = 3600
+    """CPU time for the bot's whole session, a guard against runaway bots."""
+    processes: int = 64
+    file_mb: int = 16
+
+
+class BotProcess(Protocol):
+    """A started bot: lines in, lines out, and how it ended."""
+
+    async def send(self, data: bytes) -> None: ...
+
+    async def receive_line(self) -> bytes: ...
+
+    def take_stderr(self) -> str:
+        """Stderr (capped) received since the last call."""
+        ...
+
+    def stderr_tail(self, limit: int = 2000) -> str: ...
+
+    def cpu_seconds(self) -> float: ...
+
+    def exit_reason(self) -> str | None:
+        """None while running; else a short reason ("exit code 1", "killed by SIGKILL")."""
+        ...
+
+    async def stop(self) -> None: ...
+
+
+class Sandbox(Protocol):
+    isolation: str
+    """What protects the machine from the bots: shown to the user and in every replay."""
+
+    async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> BotProcess: ...
+
+
+class StderrLog:
+    """A bot's stderr, kept within ``cap`` bytes: the tail of the session, and what came
+    since the last ``take`` (for the replay of the game being played)."""
+
+    def __init__(self, cap: int = 64 * 1024) -> None:
+        self._cap = cap
+        self._tail: deque[bytes] = deque()
+        self._tail_size = 0
+        self._fresh = bytearray()
+        self._fresh_dropped = 0
+
+    def write(self, data: bytes) -> None:
+        self._tail.append(data)
+        self._tail_size += len(data)
+        while self._tail_size - len(self._tail[0]) >= self._cap:
+            self._tail_size -= len(self._tail.popleft())
+        room = self._cap - len(self._fresh)
+        self._fresh += data[:room]
+        self._fresh_dropped += max(0, len(data) - room)
+
+    def take(self) -> str:
+        text = self._fresh.decode("utf-8", "replace")
+        if self._fresh_dropped:
+            text += f"\n[... {self._fresh_dropped} more bytes of stderr dropped]"
+        self._fresh = bytearray()
+        self._fresh_dropped = 0
+        return text
+
+    def tail(self, limit: int = 2000) -> str:
+        return b"".join(self._tail)[-limit:].decode("utf-8", "replace")

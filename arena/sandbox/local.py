@@ -1,0 +1,201 @@
+"""Bots as local processes, confined as far as a plain process can be.
+
+Each bot runs in its own session and process group, under resource limits (address
+space, CPU seconds, file size, open files, and when the arena runs as root a process
+cap and the unprivileged user ``nobody``), with its own folder as working directory and
+a private, empty HOME and TMPDIR. Teardown is polite then firm and takes the whole
+process group with it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import trio
+
+from ..bots import Bot
+from .base import BotGone, ResourceLimits, StartError, StderrLog
+from .framing import EndOfStream, LineReader
+
+NOBODY = 65534
+LOCAL_USER_PROCESSES = 512
+"""Cap on processes and threads of all local bots together (they share user nobody)."""
+GRACE_SECONDS = 0.5
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def bot_environment(home: str) -> dict[str, str]:
+    """A small, predictable environment: the arena's Python first on PATH, so ``python3``
+    in a manifest finds the interpreter that has the bot SDK (``protocol``)."""
+    python_bin = str(Path(sys.executable).parent)
+    return {
+        "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def resolve_command(bot: Bot, env: dict[str, str]) -> list[str]:
+    """The manifest's ``run`` with its program found, or ``StartError`` naming it."""
+    argv = bot.argv
+    program = argv[0]
+    if "/" in program:
+        found = bot.path / program
+        ok = found.is_file() and os.access(found, os.X_OK)
+    else:
+        found_str = shutil.which(program, path=env["PATH"])
+        ok = found_str is not None
+    if not ok:
+        raise StartError(
+            f"{bot.path}: the run command's program {program!r} was not found"
+            " (check `run` in bot.toml)"
+        )
+    return argv
+
+
+class LocalProcess:
+    """One running bot process (see ``arena.sandbox.base.BotProcess``)."""
+
+    def __init__(self, proc: trio.Process, home: str, max_line: int) -> None:
+        self._proc = proc
+        self._home = home
+        assert proc.stdout is not None and proc.stdin is not None
+        self._reader = LineReader(proc.stdout, max_line)
+        self.stderr = StderrLog()
+        self.pid = proc.pid
+
+    async def pump_stderr(self) -> None:
+        stream = self._proc.stderr
+        assert stream is not None
+        try:
+            while data := await stream.receive_some(65536):
+                self.stderr.write(data)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    async def send(self, data: bytes) -> None:
+        assert self._proc.stdin is not None
+        try:
+            await self._proc.stdin.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise BotGone(await self._gone()) from None
+
+    async def receive_line(self) -> bytes:
+        try:
+            return await self._reader.receive_line()
+        except (EndOfStream, trio.BrokenResourceError, trio.ClosedResourceError):
+            raise BotGone(await self._gone()) from None
+
+    async def _gone(self) -> str:
+        with trio.move_on_after(GRACE_SECONDS):
+            await self._proc.wait()
+        return self.exit_reason() or "closed its output"
+
+    def take_stderr(self) -> str:
+        return self.stderr.take()
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        return self.stderr.tail(limit)
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time of the bot and its reaped children."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
+
+    def exit_reason(self) -> str | None:
+        code = self._proc.returncode
+        if code is None:
+            return None
+        if code >= 0:
+            return f"exited with code {code}"
+        sig = signal.Signals(-code)
+        if sig == signal.SIGXCPU:
+            return "killed: CPU time limit reached (SIGXCPU)"
+        return f"killed by {sig.name}"
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    async def stop(self) -> None:
+        """Close stdin, give the bot a moment, then SIGTERM, then SIGKILL its group."""
+        with trio.CancelScope(shield=True):
+            assert self._proc.stdin is not None
+            await self._proc.stdin.aclose()
+            for sig in (None, signal.SIGTERM, signal.SIGKILL):
+                if sig is not None:
+                    self._signal_group(sig)
+                with trio.move_on_after(GRACE_SECONDS):
+                    await self._proc.wait()
+                if self._proc.returncode is not None:
+                    break
+            self._signal_group(signal.SIGKILL)  # stragglers left in the group
+            await self._proc.wait()
+            shutil.rmtree(self._home, ignore_errors=True)
+
+
+class LocalSandbox:
+    """Starts bots as local processes under ``ResourceLimits``."""
+
+    def __init__(self, limits: ResourceLimits | None = None) -> None:
+        self.limits = limits or ResourceLimits()
+        self.as_nobody = os.geteuid() == 0
+        self.isolation = "local: resource limits" + (", user nobody" if self.as_nobody else "")
+
+    async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> LocalProcess:
+        home = tempfile.mkdtemp(prefix=f"arena-{bot.name}-")
+        env = bot_environment(home)
+        if self.as_nobody:
+            os.chown(home, NOBODY, NOBODY)
+        try:
+            argv = resolve_command(bot, env)
+            proc = await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=bot.path,
+                env=env,
+                start_new_session=True,
+                preexec_fn=self._confine,
+            )
+        except (OSError, StartError) as exc:
+            shutil.rmtree(home, ignore_errors=True)
+            if isinstance(exc, StartError):
+                raise
+            raise StartError(f"{bot.path}: cannot start {bot.manifest.run!r}: {exc}") from None
+        process = LocalProcess(proc, home, max_line)
+        nursery.start_soon(process.pump_stderr)
+        return process
+
+    def _confine(self) -> None:
+        """Runs in the child between fork and exec: no Python objects of the parent's."""
+        limits = self.limits
+        mb = 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb,) * 2)
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mb,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+        if self.as_nobody:
+            # RLIMIT_NPROC counts every process of the user, so all local bots share it.
+            resource.setrlimit(resource.RLIMIT_NPROC, (LOCAL_USER_PROCESSES,) * 2)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)

@@ -1,0 +1,99 @@
+"""The Python bot SDK: subclass ``Bot``, implement ``decide``, call ``run``.
+
+    from protocol.bot import Bot, run
+
+    class First(Bot):
+        name, version = "first", "1.0"
+
+        def decide(self, kind, view, legal):
+            return legal[0]
+
+    run(First())
+
+``run`` speaks the protocol on stdin/stdout: it answers the handshake, decodes each
+request into the game's typed view (``protocol.nimmt.View`` for 6 nimmt!), sends back
+what ``decide`` returns, and passes events on. Log to stderr, never to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, BinaryIO
+
+import msgspec
+
+from . import nimmt
+from .messages import (
+    PROTOCOL_VERSION,
+    Answer,
+    Bye,
+    Events,
+    GameOver,
+    Hello,
+    HelloReply,
+    NewGame,
+    Request,
+    encode,
+)
+
+TYPES: dict[str, tuple[Any, Any]] = {nimmt.GAME: (nimmt.View, nimmt.Event)}
+"""The typed view and event union of each game the SDK knows."""
+
+
+class Bot:
+    """Override ``decide``; the other hooks are optional."""
+
+    name = "bot"
+    version = "0"
+    games: tuple[str, ...] = (nimmt.GAME,)
+
+    def hello(self, hello: Hello) -> bool:
+        """Called once per session; return False to refuse the game."""
+        return hello.game in self.games and hello.protocol == PROTOCOL_VERSION
+
+    def new_game(self, message: NewGame) -> None:
+        """A game starts (seat and player count are in ``message``)."""
+
+    def decide(self, kind: str, view: Any, legal: list[Any]) -> Any:
+        """Return one of ``legal``. ``kind`` says what is asked (``"play"``, ``"row"``)."""
+        raise NotImplementedError
+
+    def events(self, events: list[Any]) -> None:
+        """What became public: reveals, placements, round ends."""
+
+    def game_over(self, message: GameOver) -> None:
+        """A game ended."""
+
+
+def _decoder(game: str | None) -> msgspec.json.Decoder[Any]:
+    view, event = TYPES.get(game or "", (Any, Any))
+    return msgspec.json.Decoder(
+        Hello | NewGame | Request[view] | Events[event] | GameOver | Bye  # type: ignore[valid-type]
+    )
+
+
+def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """Play sessions on stdin/stdout until ``bye`` or end of input."""
+    inp = stdin or sys.stdin.buffer
+    out = stdout or sys.stdout.buffer
+    decoder = _decoder(None)
+    for line in inp:
+        message = decoder.decode(line)
+        reply: msgspec.Struct | None = None
+        match message:
+            case Request(id=request_id, kind=kind, view=view, legal=legal):
+                reply = Answer(request_id, bot.decide(kind, view, legal))
+            case Events(events=events):
+                bot.events(events)
+            case NewGame():
+                bot.new_game(message)
+            case Hello(game=game):
+                decoder = _decoder(game)
+                reply = HelloReply(bot.name, bot.version, bot.hello(message))
+            case GameOver():
+                bot.game_over(message)
+            case Bye():
+                return
+        if reply is not None:
+            out.write(encode(reply))
+            out.flush()
