@@ -28,7 +28,6 @@ NOBODY = 65534
 LOCAL_USER_PROCESSES = 512
 """Cap on processes and threads of all local bots together (they share user nobody)."""
 GRACE_SECONDS = 0.5
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def bot_environment(home: str) -> dict[str, str]:
@@ -73,6 +72,7 @@ class LocalProcess:
         self._reader = LineReader(proc.stdout, max_line)
         self.stderr = StderrLog()
         self.pid = proc.pid
+        self._schedstat: int | None = None
 
     async def pump_stderr(self) -> None:
         stream = self._proc.stderr
@@ -108,13 +108,13 @@ class LocalProcess:
         return self.stderr.tail(limit)
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time of the bot and its reaped children."""
+        """CPU time of the bot's main thread, in nanosecond resolution (schedstat)."""
         try:
-            with open(f"/proc/{self.pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
+            if self._schedstat is None:
+                self._schedstat = os.open(f"/proc/{self.pid}/schedstat", os.O_RDONLY)
+            return int(os.pread(self._schedstat, 64, 0).split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
             return 0.0
-        return sum(int(x) for x in fields[11:15]) / _CLOCK_TICKS
 
     def exit_reason(self) -> str | None:
         code = self._proc.returncode
@@ -147,6 +147,8 @@ class LocalProcess:
                     break
             self._signal_group(signal.SIGKILL)  # stragglers left in the group
             await self._proc.wait()
+            if self._schedstat is not None:
+                os.close(self._schedstat)
             shutil.rmtree(self._home, ignore_errors=True)
 
 

@@ -1,0 +1,160 @@
+"""The ``arena`` command: parses arguments, calls the layers, prints. No rules, no SQL."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import trio
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .bots import Bot, BotError, load_bot
+from .games import SettingsError, get_game
+from .referee import GameResult, MatchError, MatchSpec, Observer, TimeLimits, play_match, single_game
+from .render import RENDERERS, seat_labels
+from .replay import ReplayError
+from .sandbox.base import StartError
+from .sandbox.local import LocalSandbox
+
+app = typer.Typer(
+    help="Six Arena: referee bots written in any language, sandboxed and timed.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+USER_ERRORS = (BotError, SettingsError, MatchError, StartError, ReplayError)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One red line naming the problem, and a non-zero exit: never a traceback."""
+    err_console.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    try:
+        yield
+    except USER_ERRORS as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]: every bot was stopped")
+        raise typer.Exit(130) from None
+
+
+def parse_sets(pairs: list[str]) -> dict[str, Any]:
+    """``key=value`` pairs to settings; values are read as JSON when they parse as such."""
+    import msgspec
+
+    settings: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            fail(f"--set {pair!r}: write it as KEY=VALUE, e.g. --set end_score=50")
+        try:
+            settings[key] = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            settings[key] = value
+    return settings
+
+
+class LivePrinter(Observer):
+    """Prints each finished round of a game as it happens."""
+
+    def __init__(self, game: str, labels: list[str]) -> None:
+        self.render = RENDERERS[game]
+        self.labels = labels
+
+    def events(self, game_no: int, events: list[Any]) -> None:
+        for line in self.render.live(events, self.labels):
+            console.print(line)
+
+
+def standings(result: GameResult, labels: list[str]) -> Table:
+    table = Table(title="Final standings")
+    table.add_column("rank", justify="right")
+    table.add_column("seat")
+    table.add_column("score", justify="right")
+    table.add_column("status")
+    order = sorted(range(len(labels)), key=lambda s: (result.ranks[s], s))
+    for seat in order:
+        status = result.statuses[seat]
+        faults = ", ".join(f.kind for f in status.faults)
+        text = status.status + (f" ({faults})" if faults else "")
+        style = "" if status.status == "ok" else "red"
+        table.add_row(str(result.ranks[seat]), labels[seat], str(result.scores[seat]), f"[{style}]{text}[/]" if style else text)
+    return table
+
+
+BotDirs = Annotated[list[Path], typer.Argument(help="Bot folders (each with a bot.toml); a folder may sit more than once.", show_default=False)]
+
+
+@app.command()
+def play(
+    bot_dirs: BotDirs,
+    seed: Annotated[int | None, typer.Option(help="Seed of the deals (random if not given).")] = None,
+    move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
+    time_bank: Annotated[float, typer.Option(help="Extra seconds per game for moves that overrun.", min=0.0)] = 10.0,
+    startup_time: Annotated[float, typer.Option(help="Seconds a bot has to start and answer hello.", min=0.001)] = 10.0,
+    replay: Annotated[Path | None, typer.Option(help="Write the game's replay (JSON lines) here.")] = None,
+    game: Annotated[str, typer.Option(help="The game to play.")] = "nimmt",
+    set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE, e.g. end_score=50 (repeatable).")] = [],  # noqa: B006
+) -> None:
+    """Play one game between bots and print each round and the final standings."""
+    with user_errors():
+        bots = [load_bot(d) for d in bot_dirs]
+        rules = get_game(game)
+        settings = parse_sets(set_)
+        rules.parse_settings(settings, len(bots))
+        seed = random.randrange(2**31) if seed is None else seed
+        limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000))
+        spec = MatchSpec(game, settings, bots, single_game(bots, seed), limits)
+        sandbox = LocalSandbox()
+        labels = seat_labels([b.name for b in bots])
+        console.print(f"[bold]{game}[/] · {len(bots)} seats · seed {seed} · sandbox: {sandbox.isolation}")
+        console.print("seats: " + ", ".join(labels), soft_wrap=True)
+        result = trio.run(play_match, spec, sandbox, LivePrinter(game, labels))
+        outcome = result.games[0]
+        console.print(standings(outcome, labels))
+        if replay is not None:
+            from . import replay as replay_files
+
+            try:
+                replay_files.write(replay, outcome.replay)
+            except OSError as exc:
+                fail(f"{replay}: cannot write the replay: {exc.strerror}")
+            console.print(f"replay written to {replay}")
+
+
+@app.command("replay")
+def replay_cmd(
+    file: Annotated[Path, typer.Argument(help="A replay file written by `arena play --replay`.")],
+    round_: Annotated[int | None, typer.Option("--round", help="Start at this round.", min=1)] = None,
+    turn: Annotated[int | None, typer.Option(help="Start at this turn of the round.", min=1)] = None,
+    step: Annotated[bool, typer.Option(help="Wait for Enter between turns (q to quit).")] = False,
+) -> None:
+    """Re-simulate a logged game through the rules and show it turn by turn."""
+    from . import replay as replay_files
+
+    with user_errors():
+        lines = replay_files.read(file)
+        header = lines[0]
+        assert isinstance(header, replay_files.Header)
+        steps = list(replay_files.verify(lines, str(file)))
+        render = RENDERERS[header.game]
+        render.show_replay(console, lines, steps, round_, turn, step if sys.stdin.isatty() else False)
+
+
+def main() -> None:
+    app()
+
+
