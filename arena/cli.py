@@ -14,9 +14,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .bots import Bot, BotError, load_bot
+from .bots import BotError, load_bot
 from .games import SettingsError, get_game
-from .referee import GameResult, MatchError, MatchSpec, Observer, TimeLimits, play_match, single_game
+from .referee import (
+    GameResult,
+    MatchError,
+    MatchSpec,
+    Observer,
+    TimeLimits,
+    play_match,
+    single_game,
+)
 from .render import RENDERERS, seat_labels
 from .replay import ReplayError
 from .sandbox.base import StartError
@@ -47,8 +55,25 @@ def user_errors() -> Iterator[None]:
     except USER_ERRORS as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        err_console.print("[yellow]interrupted[/]: every bot was stopped")
-        raise typer.Exit(130) from None
+        interrupted()
+    except BaseExceptionGroup as group:  # Trio wraps what its nurseries raise
+        if group.subgroup(KeyboardInterrupt) is not None:
+            interrupted()
+        user = group.subgroup(USER_ERRORS)
+        if user is not None:
+            fail(str(_first(user)))
+        raise
+
+
+def interrupted() -> NoReturn:
+    err_console.print("[yellow]interrupted[/]: every bot was stopped")
+    raise typer.Exit(130)
+
+
+def _first(group: BaseExceptionGroup[Any]) -> BaseException:
+    while isinstance(group, BaseExceptionGroup):
+        group = group.exceptions[0]
+    return group
 
 
 def parse_sets(pairs: list[str]) -> dict[str, Any]:

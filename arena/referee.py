@@ -51,7 +51,7 @@ from .replay import (
     SeatStatus,
     final_ranks,
 )
-from .sandbox.base import BotGone, BotProcess, Sandbox
+from .sandbox.base import BotGone, BotProcess, Sandbox, StartError
 from .sandbox.framing import LineTooLong
 
 MAX_FAULTS = 3
@@ -119,6 +119,7 @@ class _Player:
         self.process: BotProcess | None = None
         self.dead: str | None = None
         self.start_fault: Fault | None = None
+        self.start_error: StartError | None = None
 
     def fault(self, kind: str, message: str, line: bytes | None = None) -> Fault:
         text = None if line is None else line[:EVIDENCE_CHARS].decode("utf-8", "replace")
@@ -169,19 +170,14 @@ class _Referee:
         results = []
         async with trio.open_nursery() as nursery:
             try:
-                async with trio.open_nursery() as starting:
-                    for index, player in enumerate(self.players):
-                        starting.start_soon(self._start, player, index, nursery)
-                refusals = [p for p in self.players if p.dead == "refused"]
-                if refusals:
-                    names = ", ".join(p.bot.name for p in refusals)
-                    raise MatchError(f"{names} refused to play {self.spec.game} (its hello answer)")
-                for game_no, game_spec in enumerate(self.spec.games):
-                    result = await self._play_game(game_no, game_spec)
-                    results.append(result)
-                    self.observer.game_over(result)
-                for player in self.players:
-                    await self._send(player, encode(Bye()))
+                error = await self._start_all(nursery)
+                if error is None:
+                    for game_no, game_spec in enumerate(self.spec.games):
+                        result = await self._play_game(game_no, game_spec)
+                        results.append(result)
+                        self.observer.game_over(result)
+                    for player in self.players:
+                        await self._send(player, encode(Bye()))
             finally:
                 with trio.CancelScope(shield=True):
                     async with trio.open_nursery() as stopping:
@@ -189,7 +185,22 @@ class _Referee:
                             if player.process is not None:
                                 stopping.start_soon(player.process.stop)
                 nursery.cancel_scope.cancel()
+        if error is not None:
+            raise error  # out here, not wrapped in the nursery's exception group
         return MatchResult(results, self.sandbox.isolation)
+
+    async def _start_all(self, nursery: trio.Nursery) -> Exception | None:
+        """Start every bot at once; the error that stops the match before it begins, if any."""
+        async with trio.open_nursery() as starting:
+            for index, player in enumerate(self.players):
+                starting.start_soon(self._start, player, index, nursery)
+        for player in self.players:
+            if player.start_error is not None:
+                return player.start_error
+        refusals = [p.bot.name for p in self.players if p.dead == "refused"]
+        if refusals:
+            return MatchError(f"{', '.join(refusals)} refused to play {self.spec.game} (its hello answer)")
+        return None
 
     # --- sessions ---------------------------------------------------------------------
 
@@ -207,7 +218,11 @@ class _Referee:
         )
         line: bytes | None = None
         with trio.move_on_after(self.limits.startup_ms / 1000) as scope:
-            player.process = await self.sandbox.start(player.bot, nursery, self.spec.max_line)
+            try:
+                player.process = await self.sandbox.start(player.bot, nursery, self.spec.max_line)
+            except StartError as exc:
+                player.start_error = exc
+                return None
             try:
                 await player.process.send(encode(hello))
                 line = await player.process.receive_line()

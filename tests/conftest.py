@@ -1,0 +1,51 @@
+"""Shared fixtures: throwaway bot folders that a sandboxed bot (user nobody) can read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_bots"
+
+MakeBot = Callable[..., Path]
+
+
+@pytest.fixture
+def make_bot() -> Iterator[MakeBot]:
+    """``make_bot(name, code)`` writes a Python bot folder and returns its path.
+
+    The folder lives in a world-readable temporary directory: pytest's own tmp_path is
+    private to root, and local bots run as ``nobody``.
+    """
+    base = Path(tempfile.mkdtemp(prefix="arena-test-bots-"))
+    os.chmod(base, 0o755)
+
+    def make(name: str, code: str = "", run: str = "python3 bot.py", games: str = '["nimmt"]', manifest: str | None = None) -> Path:
+        folder = base / name
+        folder.mkdir()
+        (folder / "bot.py").write_text(textwrap.dedent(code))
+        if manifest is None:
+            manifest = f'name = "{name}"\nversion = "0.1"\nlanguage = "python"\nrun = "{run}"\ngames = {games}\n'
+        (folder / "bot.toml").write_text(manifest)
+        for path in (folder, *folder.iterdir()):
+            os.chmod(path, 0o755)
+        return folder
+
+    yield make
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory every user may write: bots leave evidence (pids, logs) in it."""
+    path = Path(tempfile.mkdtemp(prefix="arena-test-shared-"))
+    os.chmod(path, 0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,290 @@
+"""The referee against real bot processes that behave, and that misbehave in every way."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.bots import load_bot
+from arena.referee import (
+    GameSpec,
+    MatchError,
+    MatchResult,
+    MatchSpec,
+    TimeLimits,
+    play_match,
+    single_game,
+)
+from arena.replay import DroppedLine, FaultLine, verify
+from arena.sandbox.local import LocalSandbox
+
+from .conftest import SAMPLES, MakeBot
+
+RANDOM = SAMPLES / "random"
+HEURISTIC = SAMPLES / "heuristic"
+
+# A raw bot loop (no SDK), so each test can break exactly one thing.
+RAW = """
+import json, os, sys, time
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
+count = 0
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        send({"type": "hello", "name": "raw", "version": "1"})
+    elif msg["type"] == "request":
+        count += 1
+        %s
+"""
+
+
+def raw_bot(body: str) -> str:
+    """A bot whose answer to each request is ``body`` (``msg`` and ``count`` in scope)."""
+    return RAW % body.strip().replace("\n", "\n        ")
+
+
+async def run_match(paths: list[Path], seed: int = 1, move_ms: int = 300, bank_ms: int = 0, settings: dict[str, Any] | None = None, games: list[GameSpec] | None = None) -> MatchResult:
+    bots = [load_bot(p) for p in paths]
+    spec = MatchSpec(
+        "nimmt",
+        {"rounds": 1} if settings is None else settings,
+        bots,
+        games or single_game(bots, seed),
+        TimeLimits(move_ms, bank_ms, 5000),
+    )
+    return await play_match(spec, LocalSandbox())
+
+
+def assert_replays(result: MatchResult) -> None:
+    for game in result.games:
+        steps = list(verify(game.replay))
+        assert steps, "a replay re-simulates"
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's zombie waits for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def faults_of(result: MatchResult, seat: int) -> list[Any]:
+    return [line.fault for line in result.games[0].replay if isinstance(line, FaultLine) and line.seat == seat]
+
+
+async def test_sample_bots_play_a_full_game_that_replays() -> None:
+    result = await run_match([HEURISTIC, RANDOM, RANDOM], settings={})
+    game = result.games[0]
+    assert max(game.scores) >= 66
+    assert [s.status for s in game.statuses] == ["ok"] * 3
+    assert sorted(game.ranks)[0] == 1
+    assert_replays(result)
+
+
+async def test_same_seed_same_game() -> None:
+    first = await run_match([HEURISTIC, RANDOM], seed=7)
+    second = await run_match([HEURISTIC, RANDOM], seed=7)
+    assert first.games[0].scores == second.games[0].scores
+    assert first.games[0].replay[1] == second.games[0].replay[1]
+
+
+async def test_hanging_bot_times_out_three_times_then_defaults_and_ranks_last(make_bot: MakeBot) -> None:
+    hang = make_bot("hang", raw_bot("pass"))
+    result = await run_match([hang, RANDOM], move_ms=100)
+    game = result.games[0]
+    faults = faults_of(result, 0)
+    assert [f.kind for f in faults] == ["timeout"] * 3
+    assert "within 100 ms" in faults[0].message
+    assert game.statuses[0].status == "disqualified"
+    assert game.ranks == [2, 1]
+    decisions = [line for line in game.replay if type(line).__name__ == "DecisionLine" and 0 in line.seats]
+    assert all(d.defaulted[d.seats.index(0)] for d in decisions), "every move of the hung seat is a default"
+    assert_replays(result)
+
+
+async def test_time_bank_absorbs_slow_moves(make_bot: MakeBot) -> None:
+    slow = make_bot("slow", raw_bot('time.sleep(0.15); send({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    result = await run_match([slow, RANDOM], move_ms=100, bank_ms=5000)
+    assert result.games[0].statuses[0].status == "ok"
+    requests = [line for line in result.games[0].replay if type(line).__name__ == "DecisionLine" and 0 in line.seats]
+    assert all(d.wall_ms[d.seats.index(0)] >= 150 for d in requests)
+
+
+async def test_bot_that_exits_at_once_is_a_crash_with_its_stderr(make_bot: MakeBot) -> None:
+    crash = make_bot("crash", "import sys\nsys.stderr.write('boom: no luck\\n')\nsys.exit(3)\n")
+    result = await run_match([crash, RANDOM])
+    game = result.games[0]
+    fault = game.statuses[0].faults[0]
+    assert fault.kind == "crash"
+    assert "exited with code 3" in fault.message
+    assert "boom: no luck" in (fault.stderr or "")
+    assert game.statuses[0].status == "disqualified"
+    assert game.ranks[0] == 2
+
+
+async def test_bot_crashing_mid_game(make_bot: MakeBot) -> None:
+    crash = make_bot("midcrash", raw_bot('if count == 3: raise SystemExit(5)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    result = await run_match([crash, RANDOM])
+    faults = faults_of(result, 0)
+    assert [f.kind for f in faults] == ["crash"]
+    assert "exited with code 5" in faults[0].message
+    assert result.games[0].statuses[0].status == "disqualified"
+    assert_replays(result)
+
+
+async def test_garbage_lines_are_malformed_with_the_line_as_evidence(make_bot: MakeBot) -> None:
+    garbage = make_bot("garbage", raw_bot('print("I play the 7 of hearts", flush=True)'))
+    result = await run_match([garbage, RANDOM])
+    faults = faults_of(result, 0)
+    assert [f.kind for f in faults] == ["malformed"] * 3
+    assert faults[0].line == "I play the 7 of hearts"
+    assert result.games[0].statuses[0].status == "disqualified"
+
+
+async def test_unknown_fields_are_rejected(make_bot: MakeBot) -> None:
+    extra = make_bot("extra", raw_bot('send({"type": "answer", "id": msg["id"], "answer": msg["legal"][0], "comment": "hi"})'))
+    result = await run_match([extra, RANDOM])
+    faults = faults_of(result, 0)
+    assert faults and faults[0].kind == "malformed"
+    assert "comment" in faults[0].message
+
+
+async def test_stdout_flood_is_cut_at_the_line_cap(make_bot: MakeBot) -> None:
+    flood = make_bot("flood", raw_bot('sys.stdout.write("x" * 3_000_000); sys.stdout.flush()'))
+    result = await run_match([flood, RANDOM])
+    faults = faults_of(result, 0)
+    assert faults[0].kind == "malformed"
+    assert "longer than 65536 bytes" in faults[0].message
+    assert faults[0].line is not None and len(faults[0].line) <= 500
+    assert result.games[0].statuses[0].status == "disqualified"
+
+
+async def test_stderr_flood_is_capped_and_the_bot_plays_on(make_bot: MakeBot) -> None:
+    noisy = make_bot("noisy", raw_bot('sys.stderr.write("thinking " * 20000 + "\\n")\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    result = await run_match([noisy, RANDOM])
+    game = result.games[0]
+    assert game.statuses[0].status == "ok"
+    end = game.replay[-1]
+    assert 60_000 <= len(end.stderr[0]) <= 70_000, "stderr kept, within its cap"
+    assert "more bytes of stderr dropped" in end.stderr[0]
+
+
+async def test_illegal_answer_names_the_card(make_bot: MakeBot) -> None:
+    cheat = make_bot("cheat", raw_bot('send({"type": "answer", "id": msg["id"], "answer": 105 if msg["kind"] == "play" else 9})'))
+    result = await run_match([cheat, RANDOM])
+    faults = faults_of(result, 0)
+    assert faults[0].kind == "illegal"
+    assert "illegal play answer 105" in faults[0].message
+    assert result.games[0].statuses[0].status == "disqualified"
+    assert_replays(result)
+
+
+async def test_json_types_are_strict(make_bot: MakeBot) -> None:
+    """``true`` or ``12.0`` is not the card 12 (Python would say it equals)."""
+    floaty = make_bot("floaty", raw_bot('send({"type": "answer", "id": msg["id"], "answer": float(msg["legal"][0])})'))
+    result = await run_match([floaty, RANDOM])
+    assert faults_of(result, 0)[0].kind == "illegal"
+
+
+async def test_late_answer_is_dropped_as_stale(make_bot: MakeBot) -> None:
+    late = make_bot("late", raw_bot('time.sleep(0.25 if count == 1 else 0)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    result = await run_match([late, RANDOM], move_ms=150)
+    game = result.games[0]
+    faults = faults_of(result, 0)
+    assert [f.kind for f in faults] == ["timeout"]
+    dropped = [line for line in game.replay if isinstance(line, DroppedLine)]
+    assert dropped and "stale id" in dropped[0].reason
+    assert game.statuses[0].status == "faulty"
+    assert_replays(result)
+
+
+async def test_wrong_id_is_dropped_and_times_out(make_bot: MakeBot) -> None:
+    wrong = make_bot("wrong", raw_bot('send({"type": "answer", "id": msg["id"] + 1000, "answer": msg["legal"][0]})'))
+    result = await run_match([wrong, RANDOM], move_ms=100)
+    dropped = [line for line in result.games[0].replay if isinstance(line, DroppedLine)]
+    assert len(dropped) >= 3
+    assert [f.kind for f in faults_of(result, 0)] == ["timeout"] * 3
+
+
+async def test_refusing_bot_is_not_seated(make_bot: MakeBot) -> None:
+    refuse = make_bot("refuse", 'import json,sys\nsys.stdin.readline()\nprint(json.dumps({"type":"hello","name":"r","version":"1","accept":False}), flush=True)\nsys.stdin.read()\n')
+    with pytest.raises(MatchError, match="refused to play nimmt"):
+        await run_match([refuse, RANDOM])
+
+
+SPY = """
+import json, sys, time
+log = open(sys.argv[1], "a")
+for line in sys.stdin:
+    msg = json.loads(line)
+    log.write(json.dumps({"t": time.monotonic(), "got": msg}) + "\\n"); log.flush()
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "spy", "version": "1"}), flush=True)
+    elif msg["type"] == "request":
+        time.sleep(0.05)
+        log.write(json.dumps({"t": time.monotonic(), "answered": msg["id"]}) + "\\n"); log.flush()
+        print(json.dumps({"type": "answer", "id": msg["id"], "answer": msg["legal"][-1]}), flush=True)
+"""
+
+
+async def test_no_bot_learns_another_card_before_all_have_committed(make_bot: MakeBot, shared_dir: Path) -> None:
+    """The spy answers slowly while its opponents answer at once: between the spy's
+    request and its answer, nothing reaches it; no deal, no other hand, ever."""
+    spy = make_bot("spy", SPY, run=f"python3 bot.py {shared_dir}/spy.log")
+    result = await run_match([spy, RANDOM, HEURISTIC], move_ms=1000)
+    log = [json.loads(line) for line in (shared_dir / "spy.log").read_text().splitlines()]
+    waiting = False
+    for entry in log:
+        if "answered" in entry:
+            waiting = False
+            continue
+        msg = entry["got"]
+        assert not waiting, f"the spy was told something while deciding: {msg}"
+        if msg["type"] == "request":
+            waiting = True
+            assert set(msg["view"]) >= {"hand", "rows"} and "hands" not in msg["view"]
+        for event in msg.get("events", []):
+            assert event["type"] != "deal", "the full deal is never sent to a bot"
+    hands = [e for line in result.games[0].replay if type(line).__name__ == "EventsLine" for e in line.events if type(e).__name__ == "Deal"]
+    starts = [e for entry in log for e in entry.get("got", {}).get("events", []) if e["type"] == "round_start"]
+    assert [s["hand"] for s in starts] == [list(d.hands[0]) for d in hands], "each round the spy sees its own hand only"
+
+
+FORKER = """
+import json, os, signal, subprocess, sys
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+child = subprocess.Popen(["sleep", "300"])
+open(sys.argv[1], "a").write(f"{os.getpid()} {child.pid}\\n")
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "forker", "version": "1"}), flush=True)
+    elif msg["type"] == "request":
+        print(json.dumps({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]}), flush=True)
+"""
+
+
+async def test_every_process_is_gone_after_the_match(make_bot: MakeBot, shared_dir: Path) -> None:
+    """Also the children a bot forks, and a bot that ignores SIGTERM."""
+    forker = make_bot("forker", FORKER, run=f"python3 bot.py {shared_dir}/pids")
+    await run_match([forker, RANDOM])
+    pids = [int(p) for p in (shared_dir / "pids").read_text().split()]
+    assert len(pids) == 2
+    for pid in pids:
+        assert not running(pid), f"process {pid} survived the match"
+
+
+async def test_a_match_of_several_games_keeps_the_bots_alive(make_bot: MakeBot, shared_dir: Path) -> None:
+    counter = make_bot("counter", f"import os\nopen('{shared_dir}/starts', 'a').write('x')\nfrom protocol.bot import Bot, run\nclass B(Bot):\n    def decide(self, kind, view, legal):\n        return legal[0]\nrun(B())\n")
+    games = [GameSpec(seed, seats) for seed, seats in [(1, [0, 1]), (2, [1, 0]), (3, [0, 1])]]
+    result = await run_match([counter, RANDOM], games=games)
+    assert len(result.games) == 3
+    assert (shared_dir / "starts").read_text() == "x", "one process for the whole match"
+    assert result.games[1].replay[0].seats[0].name == "random", "seats follow the game spec"
+    assert_replays(result)
