@@ -120,7 +120,7 @@ def standings(result: GameResult, labels: list[str]) -> Table:
     return table
 
 
-BotDirs = Annotated[list[Path], typer.Argument(help="Bot folders (each with a bot.toml); a folder may sit more than once.", show_default=False)]
+BotDirs = Annotated[list[Path], typer.Argument(help="Bot folders (each with a bot.toml); a folder may sit more than once.", show_default=False, metavar="BOT_DIR...")]
 
 
 @app.command()

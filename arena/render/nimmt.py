@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from rich.console import Console, RenderableType
+from rich.padding import Padding
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from protocol.nimmt import HEADS, GameEnd, RoundEnd
+from protocol.nimmt import HEADS, Deal, GameEnd, Place, Reveal, RoundEnd
+
+from ..games.nimmt import State
+from ..replay import (
+    DecisionLine,
+    DroppedLine,
+    End,
+    EventsLine,
+    FaultLine,
+    Header,
+    Line,
+    ReplayError,
+    Step,
+)
 
 
-def card(c: int) -> Text:
+def card(c: int, width: int = 3) -> Text:
     """A card with its heads as a colour: the more heads, the hotter."""
     style = {1: "", 2: "cyan", 3: "yellow", 5: "bold red", 7: "bold magenta"}[HEADS[c]]
-    return Text(f"{c:>3}", style=style)
+    return Text(f"{c:>{width}}", style=style)
 
 
 def live(events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
@@ -22,7 +39,10 @@ def live(events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
     out: list[Any] = []
     for event in events:
         if isinstance(event, RoundEnd):
-            parts = [f"{label.split()[0]} +{h:<2} = {t:<3}" for label, h, t in zip(labels, event.heads, event.scores, strict=True)]
+            parts = [
+                f"{label.split()[0]} +{h:<2} = {t:<3}"
+                for label, h, t in zip(labels, event.heads, event.scores, strict=True)
+            ]
             out.append(Text(f"round {event.round:>2}  " + "  ".join(parts)))
         elif isinstance(event, GameEnd):
             out.append(Text("game over", style="bold"))
@@ -33,9 +53,347 @@ def rows_table(rows: Sequence[Sequence[int]], title: str | None = None) -> Table
     table = Table(title=title, show_header=False, box=None, pad_edge=False)
     table.add_column("row", style="dim")
     for _ in range(6):
-        table.add_column(justify="right")
+        table.add_column(justify="right", min_width=3)  # a steady grid from turn to turn
     table.add_column("heads", style="dim")
     for i, row in enumerate(rows):
         heads = sum(HEADS[c] for c in row)
         table.add_row(f"row {i}", *[card(c) for c in row], *[""] * (6 - len(row)), f"{heads} heads")
     return table
+
+
+# --- the replay viewer ------------------------------------------------------------------
+# A verified replay is first grouped into rounds and turns (``game_log``), then each
+# piece is drawn by a small function; ``show_replay`` only decides what to print when.
+
+Note = FaultLine | DroppedLine
+"""What the referee logged about a seat while a decision was asked of it."""
+
+
+@dataclass
+class Decided:
+    """A decision line, with the faults and dropped lines logged while it was asked."""
+
+    line: DecisionLine
+    notes: list[Note]
+
+
+@dataclass
+class TurnLog:
+    """One turn: the state as the cards were chosen, the reveal, and what followed."""
+
+    reveal: Reveal
+    before: State
+    places: list[Place] = field(default_factory=list)
+    decisions: list[Decided] = field(default_factory=list)
+
+
+@dataclass
+class RoundLog:
+    deal: Deal
+    turns: list[TurnLog] = field(default_factory=list)
+    end: RoundEnd | None = None
+
+
+@dataclass
+class GameLog:
+    header: Header
+    before_play: list[Note] = field(default_factory=list)
+    """Faults logged before the first card was played (a bot that did not start)."""
+    rounds: list[RoundLog] = field(default_factory=list)
+    end: End | None = None
+
+
+def game_log(lines: Sequence[Line], steps: Sequence[Step]) -> GameLog:
+    """Group a verified replay into rounds and turns; ``steps`` are ``verify``'s, one per
+    events line, so each turn knows the state it started from."""
+    header = lines[0]
+    assert isinstance(header, Header)
+    log = GameLog(header)
+    next_step = iter(steps)
+    notes: list[Note] = []
+    decided: list[Decided] = []
+    state: Any = None
+    turn: TurnLog | None = None
+    for line in lines[1:]:
+        match line:
+            case FaultLine() | DroppedLine():
+                notes.append(line)
+            case DecisionLine():
+                decided.append(Decided(line, notes))
+                notes = []
+            case EventsLine():
+                step = next(next_step)
+                if turn is None:
+                    log.before_play.extend(notes)
+                    notes = []
+                turn = _add_events(log, step.events, state, turn)
+                if turn is not None:
+                    turn.decisions.extend(decided)
+                    decided = []
+                state = step.state
+            case End():
+                log.end = line
+    return log
+
+
+def _add_events(log: GameLog, events: list[Any], before: State, turn: TurnLog | None) -> TurnLog | None:
+    """File one events line's events under their round and turn; returns the open turn."""
+    for event in events:
+        match event:
+            case Deal():
+                log.rounds.append(RoundLog(event))
+            case Reveal():
+                turn = TurnLog(event, before)
+                log.rounds[-1].turns.append(turn)
+            case Place():
+                assert turn is not None, "a placement before any reveal"
+                turn.places.append(event)
+            case RoundEnd():
+                log.rounds[-1].end = event
+    return turn
+
+
+def start_at(log: GameLog, round_no: int | None, turn: int | None) -> tuple[int, int]:
+    """The 0-based round and turn to start showing at (round 1 if only a turn is given),
+    or ``ReplayError`` saying what the game has."""
+    if round_no is None and turn is None:
+        return 0, 0
+    round_no = round_no or 1
+    rounds = len(log.rounds)
+    if not 1 <= round_no <= rounds:
+        raise ReplayError(f"round {round_no} does not exist: this game has {_count(rounds, 'round')}")
+    if turn is None:
+        return round_no - 1, 0
+    turns = len(log.rounds[round_no - 1].turns)
+    if not 1 <= turn <= turns:
+        raise ReplayError(f"turn {turn} does not exist: round {round_no} has {_count(turns, 'turn')}")
+    return round_no - 1, turn - 1
+
+
+def show_replay(
+    console: Console,
+    lines: Sequence[Line],
+    steps: Sequence[Step],
+    round_no: int | None = None,
+    turn: int | None = None,
+    step: bool = False,
+) -> None:
+    """Show a verified replay: header, then every round and turn from the moment asked
+    for (``round_no``/``turn``), then the standings. With ``step``, wait for Enter after
+    each turn; ``q`` or the end of input stops."""
+    from . import seat_labels  # here, not at the top: the package imports this module
+
+    log = game_log(lines, steps)
+    first_round, first_turn = start_at(log, round_no, turn)
+    labels = seat_labels([seat.name for seat in log.header.seats])
+    letters = [label.split(" ", 1)[0] for label in labels]
+    _print(console, header_view(log, labels))
+    for index, round_log in enumerate(log.rounds[first_round:], first_round):
+        skip = first_turn if index == first_round else 0
+        heading = round_heading(round_log, letters) if skip == 0 else resumed_heading(round_log.turns[skip], letters)
+        _print(console, heading)
+        for turn_log in round_log.turns[skip:]:
+            _print(console, turn_view(turn_log, letters))
+            if turn_log is round_log.turns[-1] and round_log.end is not None:
+                console.print()
+                console.print(round_end_table(round_log.end, labels))
+            if step and not wait_for_enter(console):
+                return
+    if log.end is not None:
+        console.print()
+        console.print(standings_table(log.end, labels))
+
+
+def _print(console: Console, renderables: Sequence[RenderableType]) -> None:
+    for renderable in renderables:
+        console.print(renderable, soft_wrap=isinstance(renderable, Text))
+
+
+def wait_for_enter(console: Console) -> bool:
+    """Step mode's pause: True to go on; ``q`` or the end of input (EOF) stops."""
+    try:
+        answer = console.input(Text("Enter: next turn, q: quit ", style="dim"))
+    except EOFError:
+        console.print()
+        return False
+    return answer.strip().lower() != "q"
+
+
+# --- the pictures -------------------------------------------------------------------------
+
+
+def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
+    """Game, seed, settings, limits, and who sat where in which sandbox."""
+    header = log.header
+    title = Text(f"{header.game} replay", style="bold")
+    title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
+    if header.started:
+        title.append(f" · started {header.started}")
+    settings = " ".join(f"{key}={value}" for key, value in header.settings.items())
+    limits = ", ".join(f"{key.removesuffix('_ms')} {value} ms" for key, value in header.limits.items())
+    seats = Table(box=None, pad_edge=False, header_style="dim")
+    for column in ("seat", "version", "sandbox"):
+        seats.add_column(column)
+    for label, seat in zip(labels, header.seats, strict=True):
+        seats.add_row(Text(label), Text(seat.version), Text(seat.isolation))
+    letters = [label.split(" ", 1)[0] for label in labels]
+    return [title, Text(f"settings: {settings} · limits: {limits}"), seats, *note_lines(log.before_play, letters)]
+
+
+def round_heading(round_log: RoundLog, letters: Sequence[str]) -> list[RenderableType]:
+    """``Round R``: the dealt rows and every hand (spectators see them all)."""
+    deal = round_log.deal
+    return [
+        Text(),
+        Rule(f"Round {deal.round}", align="left"),
+        Text("starting rows", style="dim"),
+        _indent(rows_table(deal.rows)),
+        Text("hands", style="dim"),
+        _indent(hands_table(deal.hands, letters)),
+    ]
+
+
+def resumed_heading(turn_log: TurnLog, letters: Sequence[str]) -> list[RenderableType]:
+    """The heading of a round joined mid-way: hands and heads as they stand then."""
+    state = turn_log.before
+    totals = " · ".join(f"{letter} {score}" for letter, score in zip(letters, state.scores, strict=True))
+    taken = " · ".join(f"{letter} {h}" for letter, h in zip(letters, state.round_heads, strict=True))
+    return [
+        Text(),
+        Rule(f"Round {state.round}, from turn {state.turn}", align="left"),
+        Text(f"totals before this round: {totals}; heads taken in it so far: {taken}", style="dim"),
+        Text("hands", style="dim"),
+        _indent(hands_table(state.hands, letters)),
+    ]
+
+
+def hands_table(hands: Sequence[Sequence[int]], letters: Sequence[str]) -> Table:
+    table = Table(show_header=False, box=None, pad_edge=False)
+    for letter, hand in zip(letters, hands, strict=True):
+        table.add_row(letter, _cards(hand, width=3))
+    return table
+
+
+def turn_view(turn_log: TurnLog, letters: Sequence[str]) -> list[RenderableType]:
+    """A turn: the rows before the reveal, the cards in placement order, each
+    placement, each seat's thinking time, and any fault where it happened."""
+    reveal = turn_log.reveal
+    plays = [d for d in turn_log.decisions if d.line.kind == "play"]
+    row_choices = iter(d for d in turn_log.decisions if d.line.kind == "row")
+    out: list[RenderableType] = [Text(), Text(f"round {reveal.round} · turn {reveal.turn}", style="bold")]
+    if reveal.turn > 1:  # turn 1's rows are the starting rows, shown just above
+        out.append(_indent(rows_table(turn_log.before.rows)))
+    if plays:
+        out += [revealed_line(reveal, plays[0].line, letters), times_line(plays[0].line, letters)]
+        out += note_lines(plays[0].notes, letters)
+    for place in turn_log.places:
+        choice = next(row_choices, None) if place.chosen else None
+        out.append(placement_line(place, letters, choice.line if choice else None))
+        if choice is not None:
+            out += note_lines(choice.notes, letters)
+    return out
+
+
+def revealed_line(reveal: Reveal, play: DecisionLine, letters: Sequence[str]) -> Text:
+    """``revealed  C  19 · B  45 · A  74``; a card the referee played for a seat is marked."""
+    defaulted = {seat for seat, d in zip(play.seats, play.defaulted, strict=True) if d}
+    line = Text("  revealed  ")
+    for i, (c, seat) in enumerate(reveal.plays):
+        line.append(" · " if i else "")
+        line.append(f"{letters[seat]} ")
+        line.append(card(c))
+        if seat in defaulted:
+            line.append(" (default)", style="red")
+    return line
+
+
+def times_line(decision: DecisionLine, letters: Sequence[str]) -> Text:
+    """Each seat's wall time to answer, in seat order."""
+    parts = [f"{letters[seat]} {_ms(ms)}" for seat, ms in zip(decision.seats, decision.wall_ms, strict=True)]
+    return Text("  time      " + " · ".join(parts), style="dim")
+
+
+def placement_line(place: Place, letters: Sequence[str], choice: DecisionLine | None) -> Text:
+    """``B  34 → row 2``, a sixth card taking a row, or a low card choosing one."""
+    line = Text(f"  {letters[place.seat]} ")
+    line.append(card(place.card))
+    if place.chosen:
+        line.append(f" is lower than every row: chooses row {place.row}, takes ")
+        line.append(_taken(place.taken))
+        if choice is not None:
+            line.append(f" ({_ms(choice.wall_ms[0])})", style="dim")
+            if choice.defaulted[0]:
+                line.append(" (default)", style="red")
+    elif place.taken:
+        line.append(f" → row {place.row} (sixth card: takes ")
+        line.append(_taken(place.taken))
+        line.append(")")
+    else:
+        line.append(f" → row {place.row}")
+    return line
+
+
+def note_lines(notes: Sequence[Note], letters: Sequence[str]) -> list[Text]:
+    """Faults in red with the evidence under them; dropped lines dimmed."""
+    out: list[Text] = []
+    for note in notes:
+        who = letters[note.seat]
+        match note:
+            case FaultLine(fault=fault):
+                out.append(Text(f"  ! {who} {fault.kind}: {fault.message}", style="red"))
+                if fault.line:
+                    out.append(Text(f"      sent: {fault.line}", style="dim"))
+            case DroppedLine(line=line, reason=reason):
+                out.append(Text(f"  {who} sent a line that answered nothing ({reason}): {line}", style="dim"))
+    return out
+
+
+def round_end_table(end: RoundEnd, labels: Sequence[str]) -> Table:
+    """Heads taken in the round and the totals, per seat."""
+    table = Table(title=f"After round {end.round}", title_justify="left")
+    table.add_column("seat")
+    table.add_column("this round", justify="right")
+    table.add_column("total", justify="right")
+    for label, heads, total in zip(labels, end.heads, end.scores, strict=True):
+        table.add_row(Text(label), f"+{heads}", str(total))
+    return table
+
+
+def standings_table(end: End, labels: Sequence[str]) -> Table:
+    """Final ranks, scores and each seat's status with the kinds of its faults."""
+    table = Table(title="Final standings", title_justify="left")
+    for column, justify in (("rank", "right"), ("seat", "left"), ("score", "right"), ("status", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for seat in sorted(range(len(labels)), key=lambda s: (end.ranks[s], s)):
+        status = end.statuses[seat]
+        faults = ", ".join(fault.kind for fault in status.faults)
+        text = Text(status.status + (f" ({faults})" if faults else ""), style="" if status.status == "ok" else "red")
+        table.add_row(str(end.ranks[seat]), Text(labels[seat]), str(end.scores[seat]), text)
+    return table
+
+
+def _taken(cards: Sequence[int]) -> Text:
+    """``12 15 20, 4 heads``: the cards a seat took and what they cost."""
+    text = _cards(cards, width=0)
+    text.append(f", {sum(HEADS[c] for c in cards)} heads", style="bold")
+    return text
+
+
+def _cards(cards: Sequence[int], width: int) -> Text:
+    return Text(" ").join(card(c, width) for c in cards)
+
+
+def _indent(renderable: RenderableType) -> Padding:
+    return Padding(renderable, (0, 0, 0, 2), expand=False)
+
+
+def _ms(ms: float) -> str:
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:.2f} s"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -1,0 +1,145 @@
+"""The ``arena`` command as a user runs it: real processes, real files, bad input."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import replay
+
+from .conftest import SAMPLES, MakeBot
+from .test_referee import running
+
+ARENA = str(Path(sys.executable).parent / "arena")
+RANDOM = str(SAMPLES / "random")
+HEURISTIC = str(SAMPLES / "heuristic")
+
+
+def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def assert_clean_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:
+    """Non-zero exit, the problem named, and no traceback."""
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    for needle in needles:
+        assert needle in output, output
+
+
+def test_play_prints_rounds_and_standings_and_writes_a_replay(tmp_path: Path) -> None:
+    out = tmp_path / "game.jsonl"
+    result = arena("play", HEURISTIC, RANDOM, RANDOM, RANDOM, "--seed", "5", "--replay", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "round  1" in result.stdout
+    assert "Final standings" in result.stdout
+    assert "A heuristic" in result.stdout and "D random" in result.stdout
+    lines = replay.read(out)
+    end = lines[-1]
+    assert isinstance(end, replay.End)
+    assert list(replay.verify(lines))
+    for score in end.scores:
+        assert f" {score} " in result.stdout
+
+
+def test_same_bot_may_sit_ten_times() -> None:
+    result = arena("play", *[RANDOM] * 10, "--seed", "2", "--set", "rounds=1")
+    assert result.returncode == 0, result.stderr
+    assert "J random" in result.stdout
+
+
+@pytest.mark.parametrize("count", [1, 11])
+def test_seat_count_outside_2_to_10(count: int) -> None:
+    assert_clean_error(arena("play", *[RANDOM] * count), "2 to 10 players", f"not {count}")
+
+
+def test_folder_without_manifest(tmp_path: Path) -> None:
+    assert_clean_error(arena("play", str(tmp_path), RANDOM), "no bot.toml")
+
+
+def test_missing_folder() -> None:
+    assert_clean_error(arena("play", "/no/such/bot", RANDOM), "/no/such/bot", "no such bot folder")
+
+
+def test_manifest_missing_a_field(make_bot: MakeBot) -> None:
+    bot = make_bot("partial", manifest='name = "partial"\nversion = "1"\nrun = "python3 bot.py"\ngames = ["nimmt"]\n')
+    assert_clean_error(arena("play", str(bot), RANDOM), "missing field `language`")
+
+
+def test_command_that_does_not_exist(make_bot: MakeBot) -> None:
+    bot = make_bot("typo", run="pyhton3 bot.py")
+    assert_clean_error(arena("play", str(bot), RANDOM), "'pyhton3' was not found")
+
+
+def test_unknown_flag() -> None:
+    result = arena("play", RANDOM, RANDOM, "--sede", "3")
+    assert_clean_error(result, "--sede")
+    assert result.returncode == 2
+
+
+def test_unknown_setting() -> None:
+    assert_clean_error(arena("play", RANDOM, RANDOM, "--set", "end_scor=5"), "end_scor")
+
+
+def test_setting_out_of_range() -> None:
+    assert_clean_error(arena("play", RANDOM, RANDOM, "--set", "end_score=0"), "end_score must be at least 1")
+
+
+def test_unreadable_replay(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("this is not json\n")
+    assert_clean_error(arena("replay", str(bad)), "bad.jsonl:1")
+
+
+def test_tampered_replay(tmp_path: Path) -> None:
+    out = tmp_path / "game.jsonl"
+    assert arena("play", RANDOM, RANDOM, "--seed", "9", "--set", "rounds=1", "--replay", str(out)).returncode == 0
+    text = out.read_text()
+    lines = text.splitlines()
+    first_decision = next(i for i, line in enumerate(lines) if '"type":"decision"' in line)
+    # Swap the two seats' answers: both cards exist, but not in those hands.
+    import json
+
+    record = json.loads(lines[first_decision])
+    record["answers"].reverse()
+    lines[first_decision] = json.dumps(record)
+    out.write_text("\n".join(lines) + "\n")
+    assert_clean_error(arena("replay", str(out)), f"game.jsonl:{first_decision + 1}")
+
+
+def test_ctrl_c_stops_every_bot(make_bot: MakeBot, shared_dir: Path) -> None:
+    """Interrupted mid-game (bots deciding, one ignoring SIGTERM): exit 130, nothing left."""
+    code = f"""
+import json, os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+open("{shared_dir}/pids", "a").write(f"{{os.getpid()}}\\n")
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({{"type": "hello", "name": "slow", "version": "1"}}), flush=True)
+    elif msg["type"] == "request":
+        time.sleep(60)
+"""
+    slow = make_bot("slow", code)
+    proc = subprocess.Popen([ARENA, "play", str(slow), str(slow), "--move-time", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        pids_file = shared_dir / "pids"
+        if pids_file.exists() and len(pids_file.read_text().split()) == 2:
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err
+    assert "interrupted" in err
+    for pid in map(int, (shared_dir / "pids").read_text().split()):
+        assert not running(pid), f"bot {pid} outlived the interrupted referee"
