@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import trio
@@ -57,6 +57,30 @@ from .sandbox.framing import LineTooLong
 MAX_FAULTS = 3
 """Faults in one game after which the default policy plays the seat and it ranks last."""
 EVIDENCE_CHARS = 500
+INBOX_LINES_PER_BOT = 16
+DROPPED_LOGGED_PER_GAME = 20
+
+
+class _Received(NamedTuple):
+    """A line (or the reason there is none) from one bot, stamped when it arrived."""
+
+    player: int
+    line: bytes | None
+    error: BotGone | LineTooLong | None
+    at: float
+    cpu: float
+
+
+class _Ask:
+    """A request in flight."""
+
+    def __init__(self, i: int, seat_no: int, request_id: int, legal: list[Any], sent: float, deadline: float) -> None:
+        self.i = i
+        self.seat_no = seat_no
+        self.request_id = request_id
+        self.legal = legal
+        self.sent = sent
+        self.deadline = deadline
 
 
 class MatchError(Exception):
@@ -114,12 +138,23 @@ class Observer:
 class _Player:
     """A bot of the match and its process; ``dead`` says why it can no longer play."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, index: int, bot: Bot) -> None:
+        self.index = index
         self.bot = bot
         self.process: BotProcess | None = None
         self.dead: str | None = None
         self.start_fault: Fault | None = None
         self.start_error: StartError | None = None
+        self.outbox: list[bytes] = []
+        """Lines that wait for the next write: events ride with the next request, so a
+        bot is woken once per decision, not twice."""
+        self.unhandled = 0
+        """Lines of this bot read but not yet handled: past a cap, a flooding bot waits alone."""
+        self.drained = trio.Event()
+        self.dropped = 0
+        self.cpu_mark = 0.0
+        """The bot's CPU seconds at its last answer: a move's CPU time is what it used
+        since (events ride with the request, so nothing else happens in between)."""
 
     def fault(self, kind: str, message: str, line: bytes | None = None) -> Fault:
         text = None if line is None else line[:EVIDENCE_CHARS].decode("utf-8", "replace")
@@ -154,7 +189,8 @@ class _Referee:
         self.sandbox = sandbox
         self.observer = observer
         self.game: Game = get_game(spec.game)
-        self.players = [_Player(bot) for bot in spec.bots]
+        self.players = [_Player(i, bot) for i, bot in enumerate(spec.bots)]
+        self._inbox_in, self._inbox = trio.open_memory_channel[_Received](float("inf"))
         self.limits = spec.limits
         self.request_id = 0
         if not spec.games:
@@ -224,7 +260,7 @@ class _Referee:
                 player.start_error = exc
                 return None
             try:
-                await player.process.send(encode(hello))
+                await player.process.send(encode(hello), self.limits.startup_ms / 1000)
                 line = await player.process.receive_line()
                 reply = from_bot_decoder.decode(line)
             except BotGone as exc:
@@ -237,25 +273,46 @@ class _Referee:
                 return self._start_failed(player, "malformed", "first answer must be a hello", line)
             if not reply.accept:
                 player.dead = "refused"
+            else:
+                nursery.start_soon(self._read, player)
         if scope.cancelled_caught:
             limit = self.limits.startup_ms
             self._start_failed(player, "timeout", f"no hello answer within {limit} ms of start", line)
+
+    async def _read(self, player: _Player) -> None:
+        """Pass every line of one bot to the inbox, stamped with its arrival time."""
+        process = player.process
+        assert process is not None
+        while True:
+            line: bytes | None = None
+            error: BotGone | LineTooLong | None = None
+            try:
+                line = await process.receive_line()
+            except (BotGone, LineTooLong) as exc:
+                error = exc
+            received = _Received(player.index, line, error, trio.current_time(), process.cpu_seconds())
+            self._inbox_in.send_nowait(received)
+            player.unhandled += 1
+            if player.unhandled >= INBOX_LINES_PER_BOT:
+                player.drained = trio.Event()
+                await player.drained.wait()
+            if isinstance(error, BotGone):
+                return
 
     def _start_failed(self, player: _Player, kind: str, message: str, line: bytes | None) -> None:
         player.start_fault = player.fault(kind, message, line)
         player.dead = message
 
     async def _send(self, player: _Player, data: bytes) -> None:
-        """Send a line; a bot that stopped reading for a whole move time is given up on."""
+        """Send what is queued for the bot and ``data``, in one write; a bot that stopped
+        reading its input for a whole move time is given up on."""
+        data, player.outbox = b"".join(player.outbox) + data, []
         if player.dead or player.process is None:
             return
-        with trio.move_on_after(self.limits.move_ms / 1000) as scope:
-            try:
-                await player.process.send(data)
-            except BotGone as exc:
-                player.dead = f"gone: {exc}"
-        if scope.cancelled_caught:
-            player.dead = "stopped reading its input"
+        try:
+            await player.process.send(data, self.limits.move_ms / 1000)
+        except BotGone as exc:
+            player.dead = f"gone: {exc}"
 
     # --- games ------------------------------------------------------------------------
 
@@ -278,18 +335,19 @@ class _Referee:
         ]
         for seat_no, seat in enumerate(seats):
             player = seat.player
+            player.dropped = 0
             if player.start_fault is not None:
                 self._disqualify(seat, seat_no, player.start_fault, replay)
-            await self._send(player, encode(NewGame(game_no, seat_no, players, self.settings_dict)))
+            player.outbox.append(encode(NewGame(game_no, seat_no, players, self.settings_dict)))
             if player.process is not None:
                 player.process.take_stderr()
         state, events = game.start(self.settings, players, game_spec.seed)
-        await self._publish(game_no, seats, events, replay)
+        self._publish(game_no, seats, events, replay)
         while (decision := game.decision(state)) is not None:
             line = await self._decide(state, decision, seats, replay)
             state, events = game.apply(state, dict(zip(line.seats, line.answers, strict=True)))
             replay.append(line)
-            await self._publish(game_no, seats, events, replay)
+            self._publish(game_no, seats, events, replay)
         outcome = game.outcome(state)
         assert outcome is not None
         ranks = final_ranks(outcome.ranks, [s.disqualified for s in seats])
@@ -300,15 +358,19 @@ class _Referee:
         replay.append(End(outcome.scores, ranks, statuses, stderr))
         return GameResult(game_no, game_spec, outcome.scores, ranks, statuses, replay)
 
-    async def _publish(self, game_no: int, seats: list[_Seat], events: list[Any], replay: list[Line]) -> None:
-        """Log the events, then tell each seat what it may know of them."""
+    def _publish(self, game_no: int, seats: list[_Seat], events: list[Any], replay: list[Line]) -> None:
+        """Log the events, and queue for each seat what it may know of them."""
         replay.append(EventsLine(events))
         self.observer.events(game_no, events)
         observe = self.game.observe
+        public: bytes | None = None
         for seat_no, seat in enumerate(seats):
             seen = [o for o in (observe(e, seat_no) for e in events) if o is not None]
-            if seen:
-                await self._send(seat.player, encode(Events(seen)))
+            if len(seen) == len(events) and all(o is e for o, e in zip(seen, events)):
+                public = public or encode(Events(seen))  # the same for every seat: encode once
+                seat.player.outbox.append(public)
+            elif seen:
+                seat.player.outbox.append(encode(Events(seen)))
 
     async def _decide(self, state: Any, decision: Decision, seats: Sequence[_Seat], replay: list[Line]) -> DecisionLine:
         """Ask every seat of the decision at once; default for those that fail."""
@@ -316,76 +378,112 @@ class _Referee:
         answers: list[Any] = [None] * n
         wall = [0.0] * n
         cpu = [0.0] * n
-        defaulted = [False] * n
-
-        async def ask(i: int, seat_no: int) -> None:
+        faults: list[Fault | None] = [None] * n
+        asks: dict[int, _Ask] = {}
+        for i, seat_no in enumerate(decision.seats):
             seat = seats[seat_no]
-            answer, wall[i], cpu[i], fault = await self._ask(state, decision.kind, seat, seat_no, replay)
-            if fault is not None:
-                self._record_fault(seat, seat_no, fault, replay)
-            if fault is not None or answer is None:
-                answer = self.game.default(state, seat_no)
-                defaulted[i] = True
-            answers[i] = answer
+            player = seat.player
+            if seat.disqualified or player.process is None:
+                continue
+            if not player.dead:
+                ask = await self._request(state, decision.kind, i, seat, seat_no)
+                if ask is not None:
+                    asks[player.index] = ask
+                    continue
+            faults[i] = player.fault("crash", f"bot is not running ({player.dead})")
 
-        if n == 1:
-            await ask(0, decision.seats[0])
-        else:
-            async with trio.open_nursery() as nursery:
-                for i, seat_no in enumerate(decision.seats):
-                    nursery.start_soon(ask, i, seat_no)
+        seat_of = {seat.player.index: seat_no for seat_no, seat in enumerate(seats)}
+        while asks:
+            with trio.move_on_at(min(a.deadline for a in asks.values())) as scope:
+                while asks:
+                    received = await self._inbox.receive()
+                    player = self.players[received.player]
+                    player.unhandled -= 1
+                    player.drained.set()
+                    ask_or_none = asks.get(received.player)
+                    done, answer, fault = self._handle(player, ask_or_none, received, seat_of, decision.kind, replay)
+                    if ask_or_none is None or not done:
+                        continue
+                    ask = ask_or_none
+                    del asks[received.player]
+                    answers[ask.i], faults[ask.i] = answer, fault
+                    elapsed_ms = (received.at - ask.sent) * 1000
+                    wall[ask.i] = round(elapsed_ms, 3)
+                    cpu[ask.i] = round((received.cpu - player.cpu_mark) * 1000, 3)
+                    player.cpu_mark = received.cpu
+                    seat = seats[ask.seat_no]
+                    seat.bank_ms = max(0, seat.bank_ms - max(0, round(elapsed_ms) - self.limits.move_ms))
+                    if asks:
+                        scope.deadline = min(a.deadline for a in asks.values())
+            now = trio.current_time()
+            for index, ask in list(asks.items()):
+                if ask.deadline <= now:
+                    del asks[index]
+                    seat = seats[ask.seat_no]
+                    limit = self.limits.move_ms + seat.bank_ms
+                    faults[ask.i] = seat.player.fault("timeout", f"no answer to request {ask.request_id} within {limit} ms")
+                    wall[ask.i] = round((now - ask.sent) * 1000, 3)
+                    seat.bank_ms = 0
+
+        defaulted = [False] * n
+        for i, seat_no in enumerate(decision.seats):
+            fault = faults[i]
+            if fault is not None:
+                self._record_fault(seats[seat_no], seat_no, fault, replay)
+            if fault is not None or seats[seat_no].disqualified and answers[i] is None:
+                answers[i] = self.game.default(state, seat_no)
+                defaulted[i] = True
         return DecisionLine(decision.kind, list(decision.seats), answers, wall, cpu, defaulted)
 
-    async def _ask(
-        self, state: Any, kind: str, seat: _Seat, seat_no: int, replay: list[Line]
-    ) -> tuple[Any, float, float, Fault | None]:
-        """One request and its answer: ``(answer, wall ms, cpu ms, fault)``."""
+    async def _request(self, state: Any, kind: str, i: int, seat: _Seat, seat_no: int) -> _Ask | None:
+        """Send one seat its request (and the events queued for it); None if the bot is gone."""
         player = seat.player
         process = player.process
-        if seat.disqualified or process is None:
-            return None, 0.0, 0.0, None
-        if player.dead:
-            return None, 0.0, 0.0, player.fault("crash", f"bot is not running ({player.dead})")
-        game = self.game
-        legal = game.legal(state, seat_no)
+        assert process is not None
+        legal = self.game.legal(state, seat_no)
         self.request_id += 1
-        request_id = self.request_id
-        request = Request(request_id, kind, game.view(state, seat_no), legal, self.limits.move_ms, seat.bank_ms)
-        data = encode(request)
-        cpu_before = process.cpu_seconds()
-        started = trio.current_time()
-        answer: Any = None
-        fault: Fault | None = None
-        line: bytes | None = None
-        with trio.move_on_after((self.limits.move_ms + seat.bank_ms) / 1000) as scope:
-            try:
-                await process.send(data)
-                while True:
-                    line = await process.receive_line()
-                    message = from_bot_decoder.decode(line)
-                    if isinstance(message, Answer) and message.id == request_id:
-                        answer = message.answer
-                        break
-                    reason = "stale id" if isinstance(message, Answer) else "not an answer"
-                    text = line[:EVIDENCE_CHARS].decode("utf-8", "replace")
-                    replay.append(DroppedLine(seat_no, text, f"{reason} (waiting for id {request_id})"))
-            except BotGone as exc:
-                player.dead = str(exc)
-                fault = player.fault("crash", f"bot exited: {exc}")
-            except LineTooLong as exc:
-                fault = player.fault("malformed", str(exc), exc.head)
-            except msgspec.DecodeError as exc:
-                fault = player.fault("malformed", f"not a valid answer: {exc}", line)
-        elapsed_ms = (trio.current_time() - started) * 1000
-        cpu_ms = (process.cpu_seconds() - cpu_before) * 1000
-        seat.bank_ms = max(0, seat.bank_ms - max(0, round(elapsed_ms) - self.limits.move_ms))
-        if scope.cancelled_caught:
-            limit = self.limits.move_ms + request.bank_ms
-            fault = player.fault("timeout", f"no answer to request {request_id} within {limit} ms")
-            seat.bank_ms = 0
-        elif fault is None and not _is_legal(answer, legal):
-            fault = player.fault("illegal", f"illegal {kind} answer {_json(answer)}: legal answers are {_json(legal)}", line)
-        return answer, round(elapsed_ms, 3), round(cpu_ms, 3), fault
+        request = Request(self.request_id, kind, self.game.view(state, seat_no), legal, self.limits.move_ms, seat.bank_ms)
+        sent = trio.current_time()
+        await self._send(player, encode(request))
+        if player.dead:
+            return None
+        deadline = sent + (self.limits.move_ms + seat.bank_ms) / 1000
+        return _Ask(i, seat_no, self.request_id, legal, sent, deadline)
+
+    def _handle(
+        self, player: _Player, ask: _Ask | None, received: _Received, seat_of: dict[int, int], kind: str, replay: list[Line]
+    ) -> tuple[bool, Any, Fault | None]:
+        """What a received line means: ``(settles the ask, answer, fault)``."""
+        line, error = received.line, received.error
+        if isinstance(error, BotGone):
+            player.dead = str(error)
+            return True, None, player.fault("crash", f"bot exited: {error}")
+        if ask is None:
+            if line is not None:
+                self._drop(player, seat_of, line, "sent while no request was pending", replay)
+            return False, None, None
+        if isinstance(error, LineTooLong):
+            return True, None, player.fault("malformed", str(error), error.head)
+        assert line is not None
+        try:
+            message = from_bot_decoder.decode(line)
+        except msgspec.DecodeError as exc:
+            return True, None, player.fault("malformed", f"not a valid answer: {exc}", line)
+        if not isinstance(message, Answer) or message.id != ask.request_id:
+            reason = "stale id" if isinstance(message, Answer) else "not an answer"
+            self._drop(player, seat_of, line, f"{reason} (waiting for id {ask.request_id})", replay)
+            return False, None, None
+        if not _is_legal(message.answer, ask.legal):
+            legal = _json(ask.legal)
+            return True, None, player.fault("illegal", f"illegal {kind} answer {_json(message.answer)}: legal answers are {legal}", line)
+        return True, message.answer, None
+
+    def _drop(self, player: _Player, seat_of: dict[int, int], line: bytes, reason: str, replay: list[Line]) -> None:
+        """Log a line that answered nothing (the first few of each game)."""
+        player.dropped += 1
+        if player.dropped <= DROPPED_LOGGED_PER_GAME:
+            text = line[:EVIDENCE_CHARS].decode("utf-8", "replace")
+            replay.append(DroppedLine(seat_of[player.index], text, reason))
 
     def _record_fault(self, seat: _Seat, seat_no: int, fault: Fault, replay: list[Line]) -> None:
         seat.faults.append(fault)

@@ -45,13 +45,13 @@ class View(msgspec.Struct, frozen=True):
     players: int
     round: int
     turn: int
-    hand: list[int]
-    rows: list[list[int]]
-    scores: list[int]
+    hand: tuple[int, ...]
+    rows: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]
     """Each seat's total heads from the rounds already finished."""
-    round_heads: list[int]
+    round_heads: tuple[int, ...]
     """Heads each seat has taken so far in this round."""
-    revealed: list[list[list[int]]]
+    revealed: tuple[tuple[tuple[int, int], ...], ...]
     """This round's earlier turns: for each, the ``[card, seat]`` pairs in placement order."""
     card: int | None = None
     """For a ``"row"`` request: the card being placed."""

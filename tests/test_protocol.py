@@ -28,11 +28,11 @@ from protocol.messages import (
 )
 
 LIMITS = Limits(1000, 10000, 5000)
-VIEW = nimmt.View(0, 2, 1, 1, [3, 50], [[10], [20], [30], [40]], [0, 0], [0, 0], [])
+VIEW = nimmt.View(0, 2, 1, 1, (3, 50), ((10,), (20,), (30,), (40,)), (0, 0), (0, 0), ())
 TO_BOT = [
     Hello(1, "nimmt", {"end_score": 66}, 0, 2, LIMITS, 3),
     NewGame(0, 1, 2, {"end_score": 66}),
-    Request(7, "play", msgspec.to_builtins(VIEW), [3, 50], 1000, 9000),
+    Request(7, "play", msgspec.json.decode(msgspec.json.encode(VIEW)), [3, 50], 1000, 9000),
     Events([{"type": "reveal", "round": 1, "turn": 1, "plays": [[3, 0], [50, 1]]}]),
     GameOver(0, [12, 40], [1, 2]),
     Bye(),

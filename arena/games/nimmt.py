@@ -154,17 +154,18 @@ def cheapest_row(rows: tuple[Row, ...] | list[list[int]]) -> int:
 
 
 def view(state: State, seat: int) -> View:
+    to_place = state.to_place
     return View(
-        seat=seat,
-        players=state.players,
-        round=state.round,
-        turn=state.turn,
-        hand=list(state.hands[seat]),
-        rows=[list(r) for r in state.rows],
-        scores=list(state.scores),
-        round_heads=list(state.round_heads),
-        revealed=[[list(p) for p in turn] for turn in state.revealed],
-        card=state.to_place[0][0] if state.to_place else None,
+        seat,
+        state.players,
+        state.round,
+        state.turn,
+        state.hands[seat],
+        state.rows,
+        state.scores,
+        state.round_heads,
+        state.revealed,
+        to_place[0][0] if to_place else None,
     )
 
 

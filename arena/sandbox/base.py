@@ -34,7 +34,9 @@ class ResourceLimits(msgspec.Struct, frozen=True):
 class BotProcess(Protocol):
     """A started bot: lines in, lines out, and how it ended."""
 
-    async def send(self, data: bytes) -> None: ...
+    async def send(self, data: bytes, timeout: float) -> None:
+        """Write ``data``; ``BotGone`` if the bot has gone or takes none of it in ``timeout`` s."""
+        ...
 
     async def receive_line(self) -> bytes: ...
 
