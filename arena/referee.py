@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 import trio
@@ -52,23 +52,13 @@ from .replay import (
     final_ranks,
 )
 from .sandbox.base import BotGone, BotProcess, Sandbox, StartError
-from .sandbox.framing import LineTooLong
+from .sandbox.framing import EndOfStream, LineTooLong
+from .sandbox.inbox import Inbox, Received
 
 MAX_FAULTS = 3
 """Faults in one game after which the default policy plays the seat and it ranks last."""
 EVIDENCE_CHARS = 500
-INBOX_LINES_PER_BOT = 16
 DROPPED_LOGGED_PER_GAME = 20
-
-
-class _Received(NamedTuple):
-    """A line (or the reason there is none) from one bot, stamped when it arrived."""
-
-    player: int
-    line: bytes | None
-    error: BotGone | LineTooLong | None
-    at: float
-    cpu: float
 
 
 class _Ask:
@@ -148,9 +138,6 @@ class _Player:
         self.outbox: list[bytes] = []
         """Lines that wait for the next write: events ride with the next request, so a
         bot is woken once per decision, not twice."""
-        self.unhandled = 0
-        """Lines of this bot read but not yet handled: past a cap, a flooding bot waits alone."""
-        self.drained = trio.Event()
         self.dropped = 0
         self.cpu_mark = 0.0
         """The bot's CPU seconds at its last answer: a move's CPU time is what it used
@@ -190,7 +177,7 @@ class _Referee:
         self.observer = observer
         self.game: Game = get_game(spec.game)
         self.players = [_Player(i, bot) for i, bot in enumerate(spec.bots)]
-        self._inbox_in, self._inbox = trio.open_memory_channel[_Received](float("inf"))
+        self._inbox = Inbox()
         self.limits = spec.limits
         self.request_id = 0
         if not spec.games:
@@ -221,6 +208,7 @@ class _Referee:
                             if player.process is not None:
                                 stopping.start_soon(player.process.stop)
                 nursery.cancel_scope.cancel()
+                self._inbox.close()
         if error is not None:
             raise error  # out here, not wrapped in the nursery's exception group
         return MatchResult(results, self.sandbox.isolation)
@@ -274,30 +262,10 @@ class _Referee:
             if not reply.accept:
                 player.dead = "refused"
             else:
-                nursery.start_soon(self._read, player)
+                self._inbox.add(player.index, player.process)
         if scope.cancelled_caught:
             limit = self.limits.startup_ms
             self._start_failed(player, "timeout", f"no hello answer within {limit} ms of start", line)
-
-    async def _read(self, player: _Player) -> None:
-        """Pass every line of one bot to the inbox, stamped with its arrival time."""
-        process = player.process
-        assert process is not None
-        while True:
-            line: bytes | None = None
-            error: BotGone | LineTooLong | None = None
-            try:
-                line = await process.receive_line()
-            except (BotGone, LineTooLong) as exc:
-                error = exc
-            received = _Received(player.index, line, error, trio.current_time(), process.cpu_seconds())
-            self._inbox_in.send_nowait(received)
-            player.unhandled += 1
-            if player.unhandled >= INBOX_LINES_PER_BOT:
-                player.drained = trio.Event()
-                await player.drained.wait()
-            if isinstance(error, BotGone):
-                return
 
     def _start_failed(self, player: _Player, kind: str, message: str, line: bytes | None) -> None:
         player.start_fault = player.fault(kind, message, line)
@@ -397,15 +365,13 @@ class _Referee:
             with trio.move_on_at(min(a.deadline for a in asks.values())) as scope:
                 while asks:
                     received = await self._inbox.receive()
-                    player = self.players[received.player]
-                    player.unhandled -= 1
-                    player.drained.set()
-                    ask_or_none = asks.get(received.player)
-                    done, answer, fault = self._handle(player, ask_or_none, received, seat_of, decision.kind, replay)
+                    player = self.players[received.key]
+                    ask_or_none = asks.get(received.key)
+                    done, answer, fault = await self._handle(player, ask_or_none, received, seat_of, decision.kind, replay)
                     if ask_or_none is None or not done:
                         continue
                     ask = ask_or_none
-                    del asks[received.player]
+                    del asks[received.key]
                     answers[ask.i], faults[ask.i] = answer, fault
                     elapsed_ms = (received.at - ask.sent) * 1000
                     wall[ask.i] = round(elapsed_ms, 3)
@@ -450,14 +416,15 @@ class _Referee:
         deadline = sent + (self.limits.move_ms + seat.bank_ms) / 1000
         return _Ask(i, seat_no, self.request_id, legal, sent, deadline)
 
-    def _handle(
-        self, player: _Player, ask: _Ask | None, received: _Received, seat_of: dict[int, int], kind: str, replay: list[Line]
+    async def _handle(
+        self, player: _Player, ask: _Ask | None, received: Received, seat_of: dict[int, int], kind: str, replay: list[Line]
     ) -> tuple[bool, Any, Fault | None]:
         """What a received line means: ``(settles the ask, answer, fault)``."""
         line, error = received.line, received.error
-        if isinstance(error, BotGone):
-            player.dead = str(error)
-            return True, None, player.fault("crash", f"bot exited: {error}")
+        if isinstance(error, EndOfStream):
+            assert player.process is not None
+            player.dead = await player.process.gone_reason()
+            return True, None, player.fault("crash", f"bot exited: {player.dead}")
         if ask is None:
             if line is not None:
                 self._drop(player, seat_of, line, "sent while no request was pending", replay)

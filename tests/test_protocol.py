@@ -9,7 +9,7 @@ import pytest
 import trio
 import trio.testing
 
-from arena.sandbox.framing import EndOfStream, LineReader, LineTooLong
+from arena.sandbox.framing import EndOfStream, LineBuffer, LineReader, LineTooLong
 from protocol import nimmt
 from protocol.bot import Bot, run
 from protocol.messages import (
@@ -111,7 +111,7 @@ def test_sdk_refuses_a_game_it_does_not_play() -> None:
 
 async def framed(chunks: list[bytes], max_line: int = 10) -> list[object]:
     send, receive = trio.testing.memory_stream_one_way_pair()
-    reader = LineReader(receive, max_line)
+    reader = LineReader(receive, LineBuffer(max_line))
     for chunk in chunks:
         await send.send_all(chunk)
     await send.aclose()

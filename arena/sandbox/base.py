@@ -13,6 +13,7 @@ import msgspec
 import trio
 
 from ..bots import Bot
+from .framing import LineBuffer
 
 
 class BotGone(Exception):
@@ -32,7 +33,16 @@ class ResourceLimits(msgspec.Struct, frozen=True):
 
 
 class BotProcess(Protocol):
-    """A started bot: lines in, lines out, and how it ended."""
+    """A started bot: lines in, lines out, and how it ended.
+
+    Lines out come either one at a time (``receive_line``, for the handshake) or, for
+    many bots at once, through an ``Inbox`` that polls ``output_fd`` and cuts the bytes
+    into ``lines``.
+    """
+
+    output_fd: int
+    """A non-blocking descriptor of the bot's output, readable when it has written."""
+    lines: LineBuffer
 
     async def send(self, data: bytes, timeout: float) -> None:
         """Write ``data``; ``BotGone`` if the bot has gone or takes none of it in ``timeout`` s."""
@@ -47,6 +57,10 @@ class BotProcess(Protocol):
     def stderr_tail(self, limit: int = 2000) -> str: ...
 
     def cpu_seconds(self) -> float: ...
+
+    async def gone_reason(self) -> str:
+        """Why the output ended: waits a moment for the exit status."""
+        ...
 
     def exit_reason(self) -> str | None:
         """None while running; else a short reason ("exit code 1", "killed by SIGKILL")."""

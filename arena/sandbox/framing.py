@@ -1,8 +1,9 @@
-"""Bytes to lines, with a length cap, over any Trio receive stream.
+"""Bytes to lines, with a length cap.
 
 Framing is kept apart from decoding: a line that is too long is reported once and the
 rest of it is skipped, so one flooding bot costs bounded memory and the next line
-starts clean.
+starts clean. ``LineBuffer`` does the cutting on bytes pushed into it; ``LineReader``
+pulls them from a Trio stream.
 """
 
 from __future__ import annotations
@@ -23,17 +24,20 @@ class EndOfStream(Exception):
     """The other side closed its output (for a bot: it exited or closed stdout)."""
 
 
-class LineReader:
-    def __init__(self, stream: trio.abc.ReceiveStream, max_line: int) -> None:
-        self._stream = stream
+class LineBuffer:
+    def __init__(self, max_line: int) -> None:
         self._max = max_line
         self._buf = bytearray()
         self._scanned = 0
         self._skipping = False
         """True while skipping the tail of a line already reported as too long."""
 
-    async def receive_line(self) -> bytes:
-        """The next line without its newline (a trailing ``\\r`` is dropped too)."""
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+
+    def next_line(self) -> bytes | LineTooLong | None:
+        """The next complete line (without ``\\n`` or ``\\r\\n``), a ``LineTooLong``, or
+        None until more bytes are fed."""
         while True:
             i = self._buf.find(b"\n", self._scanned)
             if i >= 0:
@@ -44,7 +48,7 @@ class LineReader:
                     self._skipping = False
                     continue
                 if len(line) > self._max:
-                    raise LineTooLong(self._max, line[:200])
+                    return LineTooLong(self._max, line[:200])
                 return line[:-1] if line.endswith(b"\r") else line
             self._scanned = len(self._buf)
             if self._scanned > self._max:
@@ -53,8 +57,25 @@ class LineReader:
                 self._scanned = 0
                 if not self._skipping:
                     self._skipping = True
-                    raise LineTooLong(self._max, head)
+                    return LineTooLong(self._max, head)
+            return None
+
+
+class LineReader:
+    """Lines pulled from a Trio stream through a ``LineBuffer``."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream, buffer: LineBuffer) -> None:
+        self._stream = stream
+        self.buffer = buffer
+
+    async def receive_line(self) -> bytes:
+        while True:
+            item = self.buffer.next_line()
+            if isinstance(item, LineTooLong):
+                raise item
+            if item is not None:
+                return item
             data = await self._stream.receive_some(65536)
             if not data:
                 raise EndOfStream()
-            self._buf += data
+            self.buffer.feed(data)

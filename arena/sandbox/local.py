@@ -22,7 +22,7 @@ import trio
 
 from ..bots import Bot
 from .base import BotGone, ResourceLimits, StartError, StderrLog
-from .framing import EndOfStream, LineReader
+from .framing import EndOfStream, LineBuffer, LineReader
 
 NOBODY = 65534
 LOCAL_USER_PROCESSES = 512
@@ -69,7 +69,9 @@ class LocalProcess:
         self._proc = proc
         self._home = home
         assert proc.stdout is not None and proc.stdin is not None
-        self._reader = LineReader(proc.stdout, max_line)
+        self.lines = LineBuffer(max_line)
+        self._reader = LineReader(proc.stdout, self.lines)
+        self.output_fd = proc.stdout.fileno()
         self.stderr = StderrLog()
         self.pid = proc.pid
         self._stdin_fd = proc.stdin.fileno()
@@ -110,6 +112,9 @@ class LocalProcess:
             return await self._reader.receive_line()
         except (EndOfStream, trio.BrokenResourceError, trio.ClosedResourceError):
             raise BotGone(await self._gone()) from None
+
+    async def gone_reason(self) -> str:
+        return await self._gone()
 
     async def _gone(self) -> str:
         with trio.move_on_after(GRACE_SECONDS):
