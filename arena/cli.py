@@ -116,11 +116,20 @@ def standings(result: GameResult, labels: list[str]) -> Table:
         faults = ", ".join(f.kind for f in status.faults)
         text = status.status + (f" ({faults})" if faults else "")
         style = "" if status.status == "ok" else "red"
-        table.add_row(str(result.ranks[seat]), labels[seat], str(result.scores[seat]), f"[{style}]{text}[/]" if style else text)
+        table.add_row(
+            str(result.ranks[seat]), labels[seat], str(result.scores[seat]), f"[{style}]{text}[/]" if style else text
+        )
     return table
 
 
-BotDirs = Annotated[list[Path], typer.Argument(help="Bot folders (each with a bot.toml); a folder may sit more than once.", show_default=False, metavar="BOT_DIR...")]
+BotDirs = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Bot folders (each with a bot.toml); a folder may sit more than once.",
+        show_default=False,
+        metavar="BOT_DIR...",
+    ),
+]
 
 
 @app.command()
@@ -132,7 +141,9 @@ def play(
     startup_time: Annotated[float, typer.Option(help="Seconds a bot has to start and answer hello.", min=0.001)] = 10.0,
     replay: Annotated[Path | None, typer.Option(help="Write the game's replay (JSON lines) here.")] = None,
     game: Annotated[str, typer.Option(help="The game to play.")] = "nimmt",
-    set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE, e.g. end_score=50 (repeatable).")] = [],  # noqa: B006
+    set_: Annotated[
+        list[str], typer.Option("--set", help="A game setting KEY=VALUE, e.g. end_score=50 (repeatable).")
+    ] = [],  # noqa: B006
 ) -> None:
     """Play one game between bots and print each round and the final standings."""
     with user_errors():
@@ -181,5 +192,3 @@ def replay_cmd(
 
 def main() -> None:
     app()
-
-

@@ -334,7 +334,7 @@ class _Referee:
         public: bytes | None = None
         for seat_no, seat in enumerate(seats):
             seen = [o for o in (observe(e, seat_no) for e in events) if o is not None]
-            if len(seen) == len(events) and all(o is e for o, e in zip(seen, events)):
+            if len(seen) == len(events) and all(o is e for o, e in zip(seen, events, strict=True)):
                 public = public or encode(Events(seen))  # the same for every seat: encode once
                 seat.player.outbox.append(public)
             elif seen:
@@ -367,7 +367,9 @@ class _Referee:
                     received = await self._inbox.receive()
                     player = self.players[received.key]
                     ask_or_none = asks.get(received.key)
-                    done, answer, fault = await self._handle(player, ask_or_none, received, seat_of, decision.kind, replay)
+                    done, answer, fault = await self._handle(
+                        player, ask_or_none, received, seat_of, decision.kind, replay
+                    )
                     if ask_or_none is None or not done:
                         continue
                     ask = ask_or_none
@@ -387,7 +389,9 @@ class _Referee:
                     del asks[index]
                     seat = seats[ask.seat_no]
                     limit = self.limits.move_ms + seat.bank_ms
-                    faults[ask.i] = seat.player.fault("timeout", f"no answer to request {ask.request_id} within {limit} ms")
+                    faults[ask.i] = seat.player.fault(
+                        "timeout", f"no answer to request {ask.request_id} within {limit} ms"
+                    )
                     wall[ask.i] = round((now - ask.sent) * 1000, 3)
                     seat.bank_ms = 0
 
@@ -408,7 +412,9 @@ class _Referee:
         assert process is not None
         legal = self.game.legal(state, seat_no)
         self.request_id += 1
-        request = Request(self.request_id, kind, self.game.view(state, seat_no), legal, self.limits.move_ms, seat.bank_ms)
+        request = Request(
+            self.request_id, kind, self.game.view(state, seat_no), legal, self.limits.move_ms, seat.bank_ms
+        )
         sent = trio.current_time()
         await self._send(player, encode(request))
         if player.dead:
@@ -417,7 +423,13 @@ class _Referee:
         return _Ask(i, seat_no, self.request_id, legal, sent, deadline)
 
     async def _handle(
-        self, player: _Player, ask: _Ask | None, received: Received, seat_of: dict[int, int], kind: str, replay: list[Line]
+        self,
+        player: _Player,
+        ask: _Ask | None,
+        received: Received,
+        seat_of: dict[int, int],
+        kind: str,
+        replay: list[Line],
     ) -> tuple[bool, Any, Fault | None]:
         """What a received line means: ``(settles the ask, answer, fault)``."""
         line, error = received.line, received.error
@@ -442,7 +454,13 @@ class _Referee:
             return False, None, None
         if not _is_legal(message.answer, ask.legal):
             legal = _json(ask.legal)
-            return True, None, player.fault("illegal", f"illegal {kind} answer {_json(message.answer)}: legal answers are {legal}", line)
+            return (
+                True,
+                None,
+                player.fault(
+                    "illegal", f"illegal {kind} answer {_json(message.answer)}: legal answers are {legal}", line
+                ),
+            )
         return True, message.answer, None
 
     def _drop(self, player: _Player, seat_of: dict[int, int], line: bytes, reason: str, replay: list[Line]) -> None:
@@ -478,4 +496,3 @@ def _json(value: Any) -> str:
 def single_game(bots: Sequence[Bot], seed: int) -> list[GameSpec]:
     """One game with the bots seated in the order given."""
     return [GameSpec(seed, list(range(len(bots))))]
-

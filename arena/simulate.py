@@ -16,9 +16,7 @@ Policy = Callable[[Any, int, list[Any]], Any]
 """``(state, seat, legal answers) -> answer``."""
 
 
-def play_game(
-    game: Game, settings: Any, players: int, seed: int, policies: Sequence[Policy]
-) -> tuple[Any, Outcome]:
+def play_game(game: Game, settings: Any, players: int, seed: int, policies: Sequence[Policy]) -> tuple[Any, Outcome]:
     """Play one game to its end; return the final state and the outcome."""
     state, _ = game.start(settings, players, seed)
     while (pending := game.decision(state)) is not None:

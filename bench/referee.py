@@ -30,7 +30,14 @@ async def echo_round_trips(count: int, processes: int = 1) -> list[float]:
     """Round trips of a request-sized line through bare echo processes, in ms; with
     several processes, all are sent a line at once, as the referee asks all seats."""
     sandbox = LocalSandbox()
-    view = {"seat": 0, "players": 4, "round": 1, "turn": 3, "hand": list(range(8)), "rows": [[1, 2], [3], [4, 5, 6], [7]]}
+    view = {
+        "seat": 0,
+        "players": 4,
+        "round": 1,
+        "turn": 3,
+        "hand": list(range(8)),
+        "rows": [[1, 2], [3], [4, 5, 6], [7]],
+    }
     line = encode(Request(1, "play", view, list(range(8)), 1000, 10000))
     times: list[float] = []
     async with trio.open_nursery() as nursery:

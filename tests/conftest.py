@@ -27,7 +27,9 @@ def make_bot() -> Iterator[MakeBot]:
     base = Path(tempfile.mkdtemp(prefix="arena-test-bots-"))
     os.chmod(base, 0o755)
 
-    def make(name: str, code: str = "", run: str = "python3 bot.py", games: str = '["nimmt"]', manifest: str | None = None) -> Path:
+    def make(
+        name: str, code: str = "", run: str = "python3 bot.py", games: str = '["nimmt"]', manifest: str | None = None
+    ) -> Path:
         folder = base / name
         folder.mkdir()
         (folder / "bot.py").write_text(textwrap.dedent(code))

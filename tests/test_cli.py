@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -128,7 +127,12 @@ for line in sys.stdin:
         time.sleep(60)
 """
     slow = make_bot("slow", code)
-    proc = subprocess.Popen([ARENA, "play", str(slow), str(slow), "--move-time", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [ARENA, "play", str(slow), str(slow), "--move-time", "30"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         pids_file = shared_dir / "pids"

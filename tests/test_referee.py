@@ -47,7 +47,14 @@ def raw_bot(body: str) -> str:
     return RAW % body.strip().replace("\n", "\n        ")
 
 
-async def run_match(paths: list[Path], seed: int = 1, move_ms: int = 300, bank_ms: int = 0, settings: dict[str, Any] | None = None, games: list[GameSpec] | None = None) -> MatchResult:
+async def run_match(
+    paths: list[Path],
+    seed: int = 1,
+    move_ms: int = 300,
+    bank_ms: int = 0,
+    settings: dict[str, Any] | None = None,
+    games: list[GameSpec] | None = None,
+) -> MatchResult:
     bots = [load_bot(p) for p in paths]
     spec = MatchSpec(
         "nimmt",
@@ -109,7 +116,9 @@ async def test_hanging_bot_times_out_three_times_then_defaults_and_ranks_last(ma
 
 
 async def test_time_bank_absorbs_slow_moves(make_bot: MakeBot) -> None:
-    slow = make_bot("slow", raw_bot('time.sleep(0.15); send({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    slow = make_bot(
+        "slow", raw_bot('time.sleep(0.15); send({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})')
+    )
     result = await run_match([slow, RANDOM], move_ms=100, bank_ms=5000)
     assert result.games[0].statuses[0].status == "ok"
     requests = [line for line in result.games[0].replay if type(line).__name__ == "DecisionLine" and 0 in line.seats]
@@ -129,7 +138,12 @@ async def test_bot_that_exits_at_once_is_a_crash_with_its_stderr(make_bot: MakeB
 
 
 async def test_bot_crashing_mid_game(make_bot: MakeBot) -> None:
-    crash = make_bot("midcrash", raw_bot('if count == 3: raise SystemExit(5)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    crash = make_bot(
+        "midcrash",
+        raw_bot(
+            'if count == 3: raise SystemExit(5)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'
+        ),
+    )
     result = await run_match([crash, RANDOM])
     faults = faults_of(result, 0)
     assert [f.kind for f in faults] == ["crash"]
@@ -148,7 +162,9 @@ async def test_garbage_lines_are_malformed_with_the_line_as_evidence(make_bot: M
 
 
 async def test_unknown_fields_are_rejected(make_bot: MakeBot) -> None:
-    extra = make_bot("extra", raw_bot('send({"type": "answer", "id": msg["id"], "answer": msg["legal"][0], "comment": "hi"})'))
+    extra = make_bot(
+        "extra", raw_bot('send({"type": "answer", "id": msg["id"], "answer": msg["legal"][0], "comment": "hi"})')
+    )
     result = await run_match([extra, RANDOM])
     faults = faults_of(result, 0)
     assert faults and faults[0].kind == "malformed"
@@ -166,7 +182,12 @@ async def test_stdout_flood_is_cut_at_the_line_cap(make_bot: MakeBot) -> None:
 
 
 async def test_stderr_flood_is_capped_and_the_bot_plays_on(make_bot: MakeBot) -> None:
-    noisy = make_bot("noisy", raw_bot('sys.stderr.write("thinking " * 20000 + "\\n")\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    noisy = make_bot(
+        "noisy",
+        raw_bot(
+            'sys.stderr.write("thinking " * 20000 + "\\n")\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'
+        ),
+    )
     result = await run_match([noisy, RANDOM])
     game = result.games[0]
     assert game.statuses[0].status == "ok"
@@ -176,7 +197,9 @@ async def test_stderr_flood_is_capped_and_the_bot_plays_on(make_bot: MakeBot) ->
 
 
 async def test_illegal_answer_names_the_card(make_bot: MakeBot) -> None:
-    cheat = make_bot("cheat", raw_bot('send({"type": "answer", "id": msg["id"], "answer": 105 if msg["kind"] == "play" else 9})'))
+    cheat = make_bot(
+        "cheat", raw_bot('send({"type": "answer", "id": msg["id"], "answer": 105 if msg["kind"] == "play" else 9})')
+    )
     result = await run_match([cheat, RANDOM])
     faults = faults_of(result, 0)
     assert faults[0].kind == "illegal"
@@ -193,7 +216,12 @@ async def test_json_types_are_strict(make_bot: MakeBot) -> None:
 
 
 async def test_late_answer_is_dropped_as_stale(make_bot: MakeBot) -> None:
-    late = make_bot("late", raw_bot('time.sleep(0.25 if count == 1 else 0)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    late = make_bot(
+        "late",
+        raw_bot(
+            'time.sleep(0.25 if count == 1 else 0)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'
+        ),
+    )
     result = await run_match([late, RANDOM], move_ms=150)
     game = result.games[0]
     faults = faults_of(result, 0)
@@ -213,7 +241,10 @@ async def test_wrong_id_is_dropped_and_times_out(make_bot: MakeBot) -> None:
 
 
 async def test_refusing_bot_is_not_seated(make_bot: MakeBot) -> None:
-    refuse = make_bot("refuse", 'import json,sys\nsys.stdin.readline()\nprint(json.dumps({"type":"hello","name":"r","version":"1","accept":False}), flush=True)\nsys.stdin.read()\n')
+    refuse = make_bot(
+        "refuse",
+        'import json,sys\nsys.stdin.readline()\nprint(json.dumps({"type":"hello","name":"r","version":"1","accept":False}), flush=True)\nsys.stdin.read()\n',
+    )
     with pytest.raises(MatchError, match="refused to play nimmt"):
         await run_match([refuse, RANDOM])
 
@@ -251,7 +282,13 @@ async def test_no_bot_learns_another_card_before_all_have_committed(make_bot: Ma
             assert set(msg["view"]) >= {"hand", "rows"} and "hands" not in msg["view"]
         for event in msg.get("events", []):
             assert event["type"] != "deal", "the full deal is never sent to a bot"
-    hands = [e for line in result.games[0].replay if type(line).__name__ == "EventsLine" for e in line.events if type(e).__name__ == "Deal"]
+    hands = [
+        e
+        for line in result.games[0].replay
+        if type(line).__name__ == "EventsLine"
+        for e in line.events
+        if type(e).__name__ == "Deal"
+    ]
     starts = [e for entry in log for e in entry.get("got", {}).get("events", []) if e["type"] == "round_start"]
     assert [s["hand"] for s in starts] == [list(d.hands[0]) for d in hands], "each round the spy sees its own hand only"
 
@@ -281,7 +318,10 @@ async def test_every_process_is_gone_after_the_match(make_bot: MakeBot, shared_d
 
 
 async def test_a_match_of_several_games_keeps_the_bots_alive(make_bot: MakeBot, shared_dir: Path) -> None:
-    counter = make_bot("counter", f"import os\nopen('{shared_dir}/starts', 'a').write('x')\nfrom protocol.bot import Bot, run\nclass B(Bot):\n    def decide(self, kind, view, legal):\n        return legal[0]\nrun(B())\n")
+    counter = make_bot(
+        "counter",
+        f"import os\nopen('{shared_dir}/starts', 'a').write('x')\nfrom protocol.bot import Bot, run\nclass B(Bot):\n    def decide(self, kind, view, legal):\n        return legal[0]\nrun(B())\n",
+    )
     games = [GameSpec(seed, seats) for seed, seats in [(1, [0, 1]), (2, [1, 0]), (3, [0, 1])]]
     result = await run_match([counter, RANDOM], games=games)
     assert len(result.games) == 3

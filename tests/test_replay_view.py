@@ -126,8 +126,10 @@ def test_every_reveal_and_placement_is_shown_in_its_turn(game: Path, shown: str)
 
 def test_each_turn_shows_the_seats_wall_times(game: Path, shown: str) -> None:
     decision = next(line for line in replay.read(game) if isinstance(line, replay.DecisionLine))
-    times = " · ".join(f"{chr(65 + s)} {ms:.1f} ms" if ms < 10 else f"{chr(65 + s)} {ms:.0f} ms"
-                       for s, ms in zip(decision.seats, decision.wall_ms, strict=True))
+    times = " · ".join(
+        f"{chr(65 + s)} {ms:.1f} ms" if ms < 10 else f"{chr(65 + s)} {ms:.0f} ms"
+        for s, ms in zip(decision.seats, decision.wall_ms, strict=True)
+    )
     assert f"time      {times}" in [line.strip() for line in block(shown, "round 1 · turn 1", "")]
 
 
@@ -184,9 +186,7 @@ def test_a_moment_that_does_not_exist_is_one_error_line(game: Path, args: list[s
 
 def test_a_changed_placement_names_its_line(game: Path, tmp_path: Path) -> None:
     lines = game.read_text().splitlines()
-    number, record = next(
-        (i, json.loads(line)) for i, line in enumerate(lines, 1) if '"type":"place"' in line
-    )
+    number, record = next((i, json.loads(line)) for i, line in enumerate(lines, 1) if '"type":"place"' in line)
     place = next(e for e in record["events"] if e["type"] == "place")
     place["card"] += 1 if place["card"] < 104 else -1
     lines[number - 1] = json.dumps(record)
@@ -203,11 +203,14 @@ def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_faults_are_marked_where_they_happened(make_bot: MakeBot, tmp_path: Path) -> None:
-    illegal = make_bot("illegal", raw_bot(
-        'bad = msg["kind"] == "play" and msg["view"]["turn"] == 2\n'
-        'answer = 999 if bad else msg["legal"][0]\n'
-        'send({"type": "answer", "id": msg["id"], "answer": answer})'
-    ))
+    illegal = make_bot(
+        "illegal",
+        raw_bot(
+            'bad = msg["kind"] == "play" and msg["view"]["turn"] == 2\n'
+            'answer = 999 if bad else msg["legal"][0]\n'
+            'send({"type": "answer", "id": msg["id"], "answer": answer})'
+        ),
+    )
     path = tmp_path / "faulty.jsonl"
     played = arena("play", str(illegal), RANDOM, "--seed", "4", "--set", "rounds=1", "--replay", str(path))
     assert played.returncode == 0, played.stderr

@@ -68,7 +68,6 @@ class Game(Protocol):
     def outcome(self, state: Any) -> Outcome | None: ...
 
 
-
 def competition_ranks(scores: Sequence[int], lower_is_better: bool) -> list[int]:
     """Ranks 1, 2, 2, 4...: each seat's rank is one more than the seats strictly ahead."""
     sign = 1 if lower_is_better else -1

@@ -74,9 +74,7 @@ class State(msgspec.Struct, frozen=True):
 def parse_settings(raw: Mapping[str, Any], players: int) -> Settings:
     """Validated settings for ``players`` seats, or ``SettingsError`` saying what is wrong."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise SettingsError(
-            f"6 nimmt! takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}"
-        )
+        raise SettingsError(f"6 nimmt! takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
     try:
         settings = msgspec.convert(dict(raw), Settings, strict=False)
     except msgspec.ValidationError as exc:
@@ -94,9 +92,7 @@ _DECK = range(1, DECK_SIZE + 1)
 def deal(seed: int, round_no: int, players: int) -> tuple[tuple[Row, ...], tuple[Row, ...]]:
     """The rows and hands of one round: a pure function of seed and round."""
     cards = draw(f"nimmt/{seed}/{round_no}", _DECK, HAND_SIZE * players + ROWS)
-    hands = tuple(
-        tuple(sorted(cards[i * HAND_SIZE : (i + 1) * HAND_SIZE])) for i in range(players)
-    )
+    hands = tuple(tuple(sorted(cards[i * HAND_SIZE : (i + 1) * HAND_SIZE])) for i in range(players))
     rows = tuple((c,) for c in cards[HAND_SIZE * players :])
     return rows, hands
 
@@ -259,9 +255,7 @@ def apply(state: State, answers: Mapping[int, Any]) -> tuple[State, list[Event]]
     return _end_round(state, round_heads, events)
 
 
-def _end_round(
-    state: State, round_heads: list[int], events: list[Event]
-) -> tuple[State, list[Event]]:
+def _end_round(state: State, round_heads: list[int], events: list[Event]) -> tuple[State, list[Event]]:
     scores = tuple(s + h for s, h in zip(state.scores, round_heads, strict=True))
     events.append(RoundEnd(state.round, tuple(round_heads), scores))
     settings = state.settings

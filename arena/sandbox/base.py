@@ -87,8 +87,8 @@ class StderrLog:
         self._fresh = bytearray()
         self._fresh_dropped = 0
 
-    def write(self, data: bytes) -> None:
-        self._tail.append(data)
+    def write(self, data: bytes | bytearray) -> None:
+        self._tail.append(bytes(data))
         self._tail_size += len(data)
         while self._tail_size - len(self._tail[0]) >= self._cap:
             self._tail_size -= len(self._tail.popleft())

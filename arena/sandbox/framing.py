@@ -32,7 +32,7 @@ class LineBuffer:
         self._skipping = False
         """True while skipping the tail of a line already reported as too long."""
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray) -> None:
         self._buf += data
 
     def next_line(self) -> bytes | LineTooLong | None:

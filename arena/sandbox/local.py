@@ -55,10 +55,7 @@ def resolve_command(bot: Bot, env: dict[str, str]) -> list[str]:
         found_str = shutil.which(program, path=env["PATH"])
         ok = found_str is not None
     if not ok:
-        raise StartError(
-            f"{bot.path}: the run command's program {program!r} was not found"
-            " (check `run` in bot.toml)"
-        )
+        raise StartError(f"{bot.path}: the run command's program {program!r} was not found (check `run` in bot.toml)")
     return argv
 
 
@@ -71,10 +68,10 @@ class LocalProcess:
         assert proc.stdout is not None and proc.stdin is not None
         self.lines = LineBuffer(max_line)
         self._reader = LineReader(proc.stdout, self.lines)
-        self.output_fd = proc.stdout.fileno()
+        self.output_fd: int = proc.stdout.fileno()  # type: ignore[attr-defined]
         self.stderr = StderrLog()
         self.pid = proc.pid
-        self._stdin_fd = proc.stdin.fileno()
+        self._stdin_fd: int = proc.stdin.fileno()  # type: ignore[attr-defined]
         self._schedstat: int | None = None
 
     async def pump_stderr(self) -> None:
