@@ -8,7 +8,17 @@ cd "$(dirname "$0")"
 # is out of its reach).
 PY=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 if [ ! -x .venv/bin/python ]; then
-    "$PY" -m venv .venv
+    if ! "$PY" -m venv .venv 2>/dev/null; then
+        # Debian keeps venv support in its own package.
+        rm -rf .venv
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+            apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+        else
+            echo "setup: '$PY -m venv' failed: install python3-venv (Debian) and run again" >&2
+            exit 1
+        fi
+        "$PY" -m venv .venv
+    fi
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 echo "setup: ready (.venv/bin/arena)"

@@ -171,6 +171,21 @@ def play(
             console.print(f"replay written to {replay}")
 
 
+SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+
+
+@app.command()
+def demo(
+    seed: Annotated[int | None, typer.Option(help="Seed of the deals (random if not given).")] = None,
+    replay: Annotated[Path | None, typer.Option(help="Write the game's replay (JSON lines) here.")] = None,
+) -> None:
+    """Play a demo game: the heuristic sample bot against three random ones."""
+    heuristic, rand = SAMPLE_BOTS / "heuristic", SAMPLE_BOTS / "random"
+    if not heuristic.is_dir():
+        fail(f"{SAMPLE_BOTS}: the sample bots are not here (run the demo from a checkout of Six Arena)")
+    play([heuristic, rand, rand, rand], seed=seed, replay=replay)
+
+
 @app.command("replay")
 def replay_cmd(
     file: Annotated[Path, typer.Argument(help="A replay file written by `arena play --replay`.")],

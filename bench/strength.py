@@ -64,10 +64,7 @@ def match_spec(bot: Path, opponent: Path, players: int, games: int, seed: int, m
 def rounds_played(result: GameResult) -> int:
     """The number of ``RoundEnd`` events in the game's replay."""
     return sum(
-        isinstance(event, RoundEnd)
-        for line in result.replay
-        if isinstance(line, EventsLine)
-        for event in line.events
+        isinstance(event, RoundEnd) for line in result.replay if isinstance(line, EventsLine) for event in line.events
     )
 
 
