@@ -156,7 +156,12 @@ def play(
         spec = MatchSpec(game, settings, bots, single_game(bots, seed), limits)
         sandbox = LocalSandbox()
         labels = seat_labels([b.name for b in bots])
-        console.print(f"[bold]{game}[/] · {len(bots)} seats · seed {seed} · sandbox: {sandbox.isolation}")
+        isolations = sorted({sandbox.isolation_for(b) for b in bots})
+        console.print(f"[bold]{game}[/] · {len(bots)} seats · seed {seed} · sandbox: {'; '.join(isolations)}")
+        if any("as root" in i for i in isolations):
+            err_console.print(
+                "[yellow]warning:[/] some bots run as root: make their folders readable by others to confine them as nobody"
+            )
         console.print("seats: " + ", ".join(labels), soft_wrap=True)
         result = trio.run(play_match, spec, sandbox, LivePrinter(game, labels))
         outcome = result.games[0]

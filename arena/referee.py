@@ -143,6 +143,9 @@ class _Player:
         """The bot's CPU seconds at its last answer: a move's CPU time is what it used
         since (events ride with the request, so nothing else happens in between)."""
 
+    def isolation(self, sandbox: Sandbox) -> str:
+        return self.process.isolation if self.process is not None else sandbox.isolation
+
     def fault(self, kind: str, message: str, line: bytes | None = None) -> Fault:
         text = None if line is None else line[:EVIDENCE_CHARS].decode("utf-8", "replace")
         tail = self.process.stderr_tail() if self.process else None
@@ -295,7 +298,9 @@ class _Referee:
                 settings=self.settings_dict,
                 seed=game_spec.seed,
                 players=players,
-                seats=[SeatInfo(s.player.bot.name, s.player.bot.version, self.sandbox.isolation) for s in seats],
+                seats=[
+                    SeatInfo(s.player.bot.name, s.player.bot.version, s.player.isolation(self.sandbox)) for s in seats
+                ],
                 limits=msgspec.to_builtins(self.limits),
                 game_no=game_no,
                 started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

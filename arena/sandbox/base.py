@@ -40,6 +40,8 @@ class BotProcess(Protocol):
     into ``lines``.
     """
 
+    isolation: str
+    """What confines this bot, as written into replays."""
     output_fd: int
     """A non-blocking descriptor of the bot's output, readable when it has written."""
     lines: LineBuffer

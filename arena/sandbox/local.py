@@ -13,6 +13,7 @@ import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -62,8 +63,9 @@ def resolve_command(bot: Bot, env: dict[str, str]) -> list[str]:
 class LocalProcess:
     """One running bot process (see ``arena.sandbox.base.BotProcess``)."""
 
-    def __init__(self, proc: trio.Process, home: str, max_line: int) -> None:
+    def __init__(self, proc: trio.Process, home: str, max_line: int, isolation: str) -> None:
         self._proc = proc
+        self.isolation = isolation
         self._home = home
         assert proc.stdout is not None and proc.stdin is not None
         self.lines = LineBuffer(max_line)
@@ -169,18 +171,44 @@ class LocalProcess:
             shutil.rmtree(self._home, ignore_errors=True)
 
 
+def reachable_by_others(path: Path) -> bool:
+    """Whether a user other than the owner can get to ``path``: every directory on the
+    way lets others through, and the path itself lets them read."""
+    path = path.resolve()
+    try:
+        if not all(os.stat(parent).st_mode & stat.S_IXOTH for parent in path.parents):
+            return False
+        return bool(os.stat(path).st_mode & stat.S_IROTH)
+    except OSError:
+        return False
+
+
 class LocalSandbox:
-    """Starts bots as local processes under ``ResourceLimits``."""
+    """Starts bots as local processes under ``ResourceLimits``.
+
+    Run as root, it drops each bot to user ``nobody``, provided nobody can reach the
+    bot's folder and the arena's Python environment (a checkout under /root, say, is
+    out of its reach: such bots keep root's user, and the isolation says so).
+    """
 
     def __init__(self, limits: ResourceLimits | None = None) -> None:
         self.limits = limits or ResourceLimits()
-        self.as_nobody = os.geteuid() == 0
-        self.isolation = "local: resource limits" + (", user nobody" if self.as_nobody else "")
+        self.can_drop = os.geteuid() == 0 and reachable_by_others(Path(sys.prefix))
+        self.isolation = "local: resource limits" + (", user nobody" if self.can_drop else "")
+
+    def isolation_for(self, bot: Bot) -> str:
+        """What confines this bot (its user depends on whether nobody can reach it)."""
+        if os.geteuid() != 0:
+            return "local: resource limits"
+        if self.can_drop and reachable_by_others(bot.path):
+            return "local: resource limits, user nobody"
+        return "local: resource limits only, as root (nobody cannot reach the bot's files)"
 
     async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> LocalProcess:
         home = tempfile.mkdtemp(prefix=f"arena-{bot.name}-")
         env = bot_environment(home)
-        if self.as_nobody:
+        as_nobody = self.can_drop and reachable_by_others(bot.path)
+        if as_nobody:
             os.chown(home, NOBODY, NOBODY)
         try:
             argv = resolve_command(bot, env)
@@ -192,14 +220,14 @@ class LocalSandbox:
                 cwd=bot.path,
                 env=env,
                 start_new_session=True,
-                preexec_fn=self._confine,
+                preexec_fn=self._confine_as_nobody if as_nobody else self._confine,
             )
         except (OSError, StartError) as exc:
             shutil.rmtree(home, ignore_errors=True)
             if isinstance(exc, StartError):
                 raise
             raise StartError(f"{bot.path}: cannot start {bot.manifest.run!r}: {exc}") from None
-        process = LocalProcess(proc, home, max_line)
+        process = LocalProcess(proc, home, max_line, self.isolation_for(bot))
         nursery.start_soon(process.pump_stderr)
         return process
 
@@ -215,9 +243,11 @@ class LocalSandbox:
         # SCHED_BATCH: a bot woken by a request does not preempt the referee, which is
         # still writing the other seats' requests (the bots stay equal among themselves).
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-        if self.as_nobody:
-            # RLIMIT_NPROC counts every process of the user, so all local bots share it.
-            resource.setrlimit(resource.RLIMIT_NPROC, (LOCAL_USER_PROCESSES,) * 2)
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
+
+    def _confine_as_nobody(self) -> None:
+        self._confine()
+        # RLIMIT_NPROC counts every process of the user, so all local bots share it.
+        resource.setrlimit(resource.RLIMIT_NPROC, (LOCAL_USER_PROCESSES,) * 2)
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
