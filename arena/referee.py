@@ -265,6 +265,7 @@ class _Referee:
             if not reply.accept:
                 player.dead = "refused"
             else:
+                player.cpu_mark = player.process.cpu_seconds()
                 self._inbox.add(player.index, player.process)
         if scope.cancelled_caught:
             limit = self.limits.startup_ms
@@ -301,7 +302,7 @@ class _Referee:
                 seats=[
                     SeatInfo(s.player.bot.name, s.player.bot.version, s.player.isolation(self.sandbox)) for s in seats
                 ],
-                limits=msgspec.to_builtins(self.limits),
+                limits={**msgspec.to_builtins(self.limits), "max_line": self.spec.max_line},
                 game_no=game_no,
                 started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             )
@@ -445,6 +446,8 @@ class _Referee:
         if ask is None:
             if line is not None:
                 self._drop(player, seat_of, line, "sent while no request was pending", replay)
+            elif isinstance(error, LineTooLong):
+                self._drop(player, seat_of, error.head, f"{error}, sent while no request was pending", replay)
             return False, None, None
         if isinstance(error, LineTooLong):
             return True, None, player.fault("malformed", str(error), error.head)

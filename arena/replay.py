@@ -33,7 +33,7 @@ class Fault(msgspec.Struct, frozen=True):
     """One thing a bot did wrong, with the evidence."""
 
     kind: str
-    """``timeout``, ``crash``, ``malformed``, ``illegal`` or ``start``."""
+    """``timeout``, ``crash``, ``malformed`` or ``illegal``."""
     message: str
     line: str | None = None
     """The offending line the bot sent, if any (truncated)."""
@@ -127,8 +127,6 @@ def read(path: str | Path) -> list[Line]:
 def loads(data: bytes, name: str = "replay") -> list[Line]:
     lines: list[Line] = []
     for number, raw in enumerate(data.splitlines(), 1):
-        if not raw.strip():
-            continue
         try:
             lines.append(_decoder.decode(raw))
         except msgspec.DecodeError as exc:
@@ -190,6 +188,8 @@ def verify(lines: list[Line], name: str = "replay") -> Iterator[Step]:
                     raise ReplayError(f"{where}: illegal answer in the log: {exc}") from None
                 decision = line
             case End():
+                if expected:
+                    raise ReplayError(f"{where}: the log leaves out events the rules produce: {_short(expected[0])}")
                 outcome = game.outcome(state)
                 if outcome is None:
                     raise ReplayError(f"{where}: the log ends before the game does")

@@ -78,7 +78,11 @@ def run(bot: Bot, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None)
     out = stdout or sys.stdout.buffer
     decoder = _decoder(None)
     for line in inp:
-        message = decoder.decode(line)
+        try:
+            message = decoder.decode(line)
+        except msgspec.ValidationError:
+            continue  # a message type from a newer referee: not for this SDK
+
         reply: msgspec.Struct | None = None
         match message:
             case Request(id=request_id, kind=kind, view=view, legal=legal):

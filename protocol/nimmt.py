@@ -52,7 +52,8 @@ class View(msgspec.Struct, frozen=True):
     round_heads: tuple[int, ...]
     """Heads each seat has taken so far in this round."""
     revealed: tuple[tuple[tuple[int, int], ...], ...]
-    """This round's earlier turns: for each, the ``[card, seat]`` pairs in placement order."""
+    """This round's revealed turns (for a ``"row"`` request, the current one too): for
+    each, the ``[card, seat]`` pairs in placement order."""
     card: int | None = None
     """For a ``"row"`` request: the card being placed."""
 

@@ -138,3 +138,10 @@ async def test_too_long_line_is_reported_once_then_skipped() -> None:
 
 async def test_too_long_line_within_one_chunk() -> None:
     assert await framed([b"0123456789ABC\nok\n"]) == [("too long", b"0123456789ABC"), b"ok"]
+
+
+def test_sdk_skips_message_types_it_does_not_know() -> None:
+    out = io.BytesIO()
+    lines = encode(TO_BOT[0]) + b'{"type":"chat","text":"hi"}\n' + encode(TO_BOT[2]) + encode(Bye())
+    run(First(), io.BytesIO(lines), out)
+    assert [from_bot_decoder.decode(line) for line in out.getvalue().splitlines()][1] == Answer(7, 3)
