@@ -13,6 +13,8 @@ events of a decision are only computed once all answers are in).
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -99,6 +101,9 @@ class MatchSpec(msgspec.Struct, frozen=True):
     games: list[GameSpec]
     limits: TimeLimits = TimeLimits()
     max_line: int = MAX_LINE_BYTES
+    fair_time: bool = True
+    """Freeze each bot while it is not being asked, and let no more bots think at once
+    than there are cores (see docs/design.md, Fair time)."""
 
 
 class GameResult(msgspec.Struct, frozen=True):
@@ -167,15 +172,24 @@ class _Seat:
         return SeatStatus("faulty" if self.faults else "ok", self.faults)
 
 
-async def play_match(spec: MatchSpec, sandbox: Sandbox, observer: Observer | None = None) -> MatchResult:
-    """Start the bots, play every game of ``spec``, stop the bots (also when cancelled)."""
-    referee = _Referee(spec, sandbox, observer or Observer())
+async def play_match(
+    spec: MatchSpec, sandbox: Sandbox, observer: Observer | None = None, slots: trio.Semaphore | None = None
+) -> MatchResult:
+    """Start the bots, play every game of ``spec``, stop the bots (also when cancelled).
+
+    ``slots`` are the machine's thinking slots, shared by every match running at once;
+    with ``spec.fair_time`` and none given, the match has one per core to itself.
+    """
+    if spec.fair_time and slots is None:
+        slots = trio.Semaphore(os.cpu_count() or 1)
+    referee = _Referee(spec, sandbox, observer or Observer(), slots if spec.fair_time else None)
     return await referee.run()
 
 
 class _Referee:
-    def __init__(self, spec: MatchSpec, sandbox: Sandbox, observer: Observer) -> None:
+    def __init__(self, spec: MatchSpec, sandbox: Sandbox, observer: Observer, slots: trio.Semaphore | None) -> None:
         self.spec = spec
+        self.slots = slots
         self.sandbox = sandbox
         self.observer = observer
         self.game: Game = get_game(spec.game)
@@ -267,6 +281,8 @@ class _Referee:
             else:
                 player.cpu_mark = player.process.cpu_seconds()
                 self._inbox.add(player.index, player.process)
+                if self.spec.fair_time:
+                    player.process.freeze()
         if scope.cancelled_caught:
             limit = self.limits.startup_ms
             self._start_failed(player, "timeout", f"no hello answer within {limit} ms of start", line)
@@ -347,27 +363,36 @@ class _Referee:
                 seat.player.outbox.append(encode(Events(seen)))
 
     async def _decide(self, state: Any, decision: Decision, seats: Sequence[_Seat], replay: list[Line]) -> DecisionLine:
-        """Ask every seat of the decision at once; default for those that fail."""
+        """Ask every seat of the decision (as many at once as there are thinking slots);
+        default for those that fail."""
         n = len(decision.seats)
         answers: list[Any] = [None] * n
         wall = [0.0] * n
         cpu = [0.0] * n
         faults: list[Fault | None] = [None] * n
-        asks: dict[int, _Ask] = {}
+        to_ask: deque[tuple[int, int]] = deque()
         for i, seat_no in enumerate(decision.seats):
             seat = seats[seat_no]
-            player = seat.player
-            if seat.disqualified or player.process is None:
+            if seat.disqualified or seat.player.process is None:
                 continue
-            if not player.dead:
-                ask = await self._request(state, decision.kind, i, seat, seat_no)
-                if ask is not None:
-                    asks[player.index] = ask
-                    continue
-            faults[i] = player.fault("crash", f"bot is not running ({player.dead})")
+            if seat.player.dead:
+                faults[i] = seat.player.fault("crash", f"bot is not running ({seat.player.dead})")
+            else:
+                to_ask.append((i, seat_no))
 
+        asks: dict[int, _Ask] = {}
         seat_of = {seat.player.index: seat_no for seat_no, seat in enumerate(seats)}
-        while asks:
+        while to_ask or asks:
+            while to_ask and await self._take_slot(asks):
+                i, seat_no = to_ask.popleft()
+                ask = await self._request(state, decision.kind, i, seats[seat_no], seat_no)
+                if ask is None:
+                    self._end_turn(seats[seat_no].player)
+                    faults[i] = seats[seat_no].player.fault("crash", f"bot is not running ({seats[seat_no].player.dead})")
+                else:
+                    asks[seats[seat_no].player.index] = ask
+            if not asks:
+                continue
             with trio.move_on_at(min(a.deadline for a in asks.values())) as scope:
                 while asks:
                     received = await self._inbox.receive()
@@ -380,6 +405,7 @@ class _Referee:
                         continue
                     ask = ask_or_none
                     del asks[received.key]
+                    self._end_turn(player)
                     answers[ask.i], faults[ask.i] = answer, fault
                     elapsed_ms = (received.at - ask.sent) * 1000
                     wall[ask.i] = round(elapsed_ms, 3)
@@ -387,6 +413,8 @@ class _Referee:
                     player.cpu_mark = received.cpu
                     seat = seats[ask.seat_no]
                     seat.bank_ms = max(0, seat.bank_ms - max(0, round(elapsed_ms) - self.limits.move_ms))
+                    if to_ask:
+                        break  # a thinking slot is free: send the next request first
                     if asks:
                         scope.deadline = min(a.deadline for a in asks.values())
             now = trio.current_time()
@@ -394,6 +422,7 @@ class _Referee:
                 if ask.deadline <= now:
                     del asks[index]
                     seat = seats[ask.seat_no]
+                    self._end_turn(seat.player)
                     limit = self.limits.move_ms + seat.bank_ms
                     faults[ask.i] = seat.player.fault(
                         "timeout", f"no answer to request {ask.request_id} within {limit} ms"
@@ -411,6 +440,30 @@ class _Referee:
                 defaulted[i] = True
         return DecisionLine(decision.kind, list(decision.seats), answers, wall, cpu, defaulted)
 
+    async def _take_slot(self, asks: dict[int, _Ask]) -> bool:
+        """Fair time: hold one of the machine's thinking slots for the next request.
+
+        With requests of our own in flight, only a free slot will do (their answers free
+        ours); with none, wait for one, however long other matches hold them.
+        """
+        if self.slots is None:
+            return True
+        if not asks:
+            await self.slots.acquire()
+            return True
+        try:
+            self.slots.acquire_nowait()
+        except trio.WouldBlock:
+            return False
+        return True
+
+    def _end_turn(self, player: _Player) -> None:
+        """The bot has answered (or run out of time): give back its slot, freeze it."""
+        if self.slots is not None:
+            self.slots.release()
+        if self.spec.fair_time and player.process is not None:
+            player.process.freeze()
+
     async def _request(self, state: Any, kind: str, i: int, seat: _Seat, seat_no: int) -> _Ask | None:
         """Send one seat its request (and the events queued for it); None if the bot is gone."""
         player = seat.player
@@ -421,6 +474,8 @@ class _Referee:
         request = Request(
             self.request_id, kind, self.game.view(state, seat_no), legal, self.limits.move_ms, seat.bank_ms
         )
+        if self.spec.fair_time:
+            process.thaw()
         sent = trio.current_time()
         await self._send(player, encode(request))
         if player.dead:

@@ -25,11 +25,19 @@ class StartError(Exception):
 
 
 class ResourceLimits(msgspec.Struct, frozen=True):
+    """What one bot may use. Locally these are rlimits; in Docker, the container's caps."""
+
     memory_mb: int = 1024
+    """Address space locally; memory without swap in a container."""
     cpu_seconds: int = 3600
     """CPU time for the bot's whole session, a guard against runaway bots."""
+    cpus: float = 1.0
+    """CPU share of a container (Docker only)."""
     processes: int = 64
+    """Processes and threads of a container (locally all bots share one cap, as nobody)."""
     file_mb: int = 16
+    tmp_mb: int = 64
+    """Size of a container's /tmp (Docker only)."""
 
 
 class BotProcess(Protocol):
@@ -67,6 +75,12 @@ class BotProcess(Protocol):
     def exit_reason(self) -> str | None:
         """None while running; else a short reason ("exit code 1", "killed by SIGKILL")."""
         ...
+
+    def freeze(self) -> None:
+        """Stop the bot from running until ``thaw`` (fair time: no thinking on others' turns)."""
+        ...
+
+    def thaw(self) -> None: ...
 
     async def stop(self) -> None: ...
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import trio
 
 from ..bots import Bot
-from .base import BotGone, ResourceLimits, StartError, StderrLog
-from .framing import EndOfStream, LineBuffer, LineReader
+from .base import ResourceLimits, StartError
+from .pipes import PipedBot
 
 NOBODY = 65534
 LOCAL_USER_PROCESSES = 512
@@ -60,71 +60,29 @@ def resolve_command(bot: Bot, env: dict[str, str]) -> list[str]:
     return argv
 
 
-class LocalProcess:
+class LocalProcess(PipedBot):
     """One running bot process (see ``arena.sandbox.base.BotProcess``)."""
 
     def __init__(self, proc: trio.Process, home: str, max_line: int, isolation: str) -> None:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        super().__init__(proc.stdin, proc.stdout, proc.stderr, max_line)  # type: ignore[arg-type]
         self._proc = proc
-        self.isolation = isolation
         self._home = home
-        assert proc.stdout is not None and proc.stdin is not None
-        self.lines = LineBuffer(max_line)
-        self._reader = LineReader(proc.stdout, self.lines)
-        self.output_fd: int = proc.stdout.fileno()  # type: ignore[attr-defined]
-        self.stderr = StderrLog()
+        self.isolation = isolation
         self.pid = proc.pid
-        self._stdin_fd: int = proc.stdin.fileno()  # type: ignore[attr-defined]
         self._schedstat: int | None = None
 
-    async def pump_stderr(self) -> None:
-        stream = self._proc.stderr
-        assert stream is not None
-        try:
-            while data := await stream.receive_some(65536):
-                self.stderr.write(data)
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass
-
-    async def send(self, data: bytes, timeout: float) -> None:
-        stdin = self._proc.stdin
-        assert stdin is not None
-        try:
-            # Fast path: a pipe with room takes the data at once, with no trip through
-            # the scheduler and no cancel scope; only a full pipe waits, up to timeout.
-            sent = os.write(self._stdin_fd, data)
-        except BlockingIOError:
-            sent = 0
-        except BrokenPipeError:
-            raise BotGone(await self._gone()) from None
-        if sent == len(data):
-            return
-        with trio.move_on_after(timeout) as scope:
-            try:
-                await stdin.send_all(data[sent:])
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                raise BotGone(await self._gone()) from None
-        if scope.cancelled_caught:
-            raise BotGone(f"did not read its input for {timeout:g} s")
-
-    async def receive_line(self) -> bytes:
-        try:
-            return await self._reader.receive_line()
-        except (EndOfStream, trio.BrokenResourceError, trio.ClosedResourceError):
-            raise BotGone(await self._gone()) from None
-
     async def gone_reason(self) -> str:
-        return await self._gone()
-
-    async def _gone(self) -> str:
         with trio.move_on_after(GRACE_SECONDS):
             await self._proc.wait()
         return self.exit_reason() or "closed its output"
 
-    def take_stderr(self) -> str:
-        return self.stderr.take()
+    def freeze(self) -> None:
+        """Stop the whole process group: it cannot compute on another seat's time."""
+        self._signal_group(signal.SIGSTOP)
 
-    def stderr_tail(self, limit: int = 2000) -> str:
-        return self.stderr.tail(limit)
+    def thaw(self) -> None:
+        self._signal_group(signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
         """CPU time of the bot's main thread, in nanosecond resolution (schedstat)."""
@@ -155,8 +113,8 @@ class LocalProcess:
     async def stop(self) -> None:
         """Close stdin, give the bot a moment, then SIGTERM, then SIGKILL its group."""
         with trio.CancelScope(shield=True):
-            assert self._proc.stdin is not None
-            await self._proc.stdin.aclose()
+            self.thaw()
+            await self._stdin.aclose()
             for sig in (None, signal.SIGTERM, signal.SIGKILL):
                 if sig is not None:
                     self._signal_group(sig)
@@ -168,6 +126,7 @@ class LocalProcess:
             await self._proc.wait()
             if self._schedstat is not None:
                 os.close(self._schedstat)
+            await self._close_pipes()
             shutil.rmtree(self._home, ignore_errors=True)
 
 

@@ -1,0 +1,79 @@
+"""A bot reached through three pipes: the part every sandbox shares.
+
+The local sandbox hands over a child process's pipes, the Docker sandbox named pipes
+bind-mounted into the container; either way the referee writes requests to one, reads
+answers from another and keeps the third (stderr) as a capped log.
+"""
+
+from __future__ import annotations
+
+import os
+
+import trio
+
+from .base import BotGone, StderrLog
+from .framing import EndOfStream, LineBuffer, LineReader
+
+
+class PipedBot:
+    """Lines in and out over pipes (see ``arena.sandbox.base.BotProcess``); subclasses
+    say how the bot is confined, frozen, measured and stopped."""
+
+    isolation = "unknown"
+
+    def __init__(
+        self, stdin: trio.lowlevel.FdStream, stdout: trio.lowlevel.FdStream, stderr: trio.lowlevel.FdStream, max_line: int
+    ) -> None:
+        self._stdin = stdin
+        self._stdout = stdout
+        self._stderr = stderr
+        self._stdin_fd = stdin.fileno()
+        self.output_fd = stdout.fileno()
+        self.lines = LineBuffer(max_line)
+        self._reader = LineReader(stdout, self.lines)
+        self.stderr = StderrLog()
+
+    async def pump_stderr(self) -> None:
+        try:
+            while data := await self._stderr.receive_some(65536):
+                self.stderr.write(data)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    async def send(self, data: bytes, timeout: float) -> None:
+        try:
+            # Fast path: a pipe with room takes the data at once, with no trip through
+            # the scheduler and no cancel scope; only a full pipe waits, up to timeout.
+            sent = os.write(self._stdin_fd, data)
+        except BlockingIOError:
+            sent = 0
+        except (BrokenPipeError, OSError):
+            raise BotGone(await self.gone_reason()) from None
+        if sent == len(data):
+            return
+        with trio.move_on_after(timeout) as scope:
+            try:
+                await self._stdin.send_all(data[sent:])
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                raise BotGone(await self.gone_reason()) from None
+        if scope.cancelled_caught:
+            raise BotGone(f"did not read its input for {timeout:g} s")
+
+    async def receive_line(self) -> bytes:
+        try:
+            return await self._reader.receive_line()
+        except (EndOfStream, trio.BrokenResourceError, trio.ClosedResourceError):
+            raise BotGone(await self.gone_reason()) from None
+
+    def take_stderr(self) -> str:
+        return self.stderr.take()
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        return self.stderr.tail(limit)
+
+    async def gone_reason(self) -> str:
+        raise NotImplementedError
+
+    async def _close_pipes(self) -> None:
+        for stream in (self._stdin, self._stdout, self._stderr):
+            await stream.aclose()
