@@ -329,8 +329,6 @@ class _Referee:
             if player.start_fault is not None:
                 self._disqualify(seat, seat_no, player.start_fault, replay)
             player.outbox.append(encode(NewGame(game_no, seat_no, players, self.settings_dict)))
-            if player.process is not None:
-                player.process.take_stderr()
         state, events = game.start(self.settings, players, game_spec.seed)
         self._publish(game_no, seats, events, replay)
         while (decision := game.decision(state)) is not None:
@@ -388,7 +386,9 @@ class _Referee:
                 ask = await self._request(state, decision.kind, i, seats[seat_no], seat_no)
                 if ask is None:
                     self._end_turn(seats[seat_no].player)
-                    faults[i] = seats[seat_no].player.fault("crash", f"bot is not running ({seats[seat_no].player.dead})")
+                    faults[i] = seats[seat_no].player.fault(
+                        "crash", f"bot is not running ({seats[seat_no].player.dead})"
+                    )
                 else:
                     asks[seats[seat_no].player.index] = ask
             if not asks:

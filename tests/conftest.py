@@ -44,10 +44,19 @@ def make_bot() -> Iterator[MakeBot]:
     shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    """A directory every user may write: bots leave evidence (pids, logs) in it."""
-    path = Path(tempfile.mkdtemp(prefix="arena-test-shared-"))
-    os.chmod(path, 0o777)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+def bot_pids(folder: Path) -> list[int]:
+    """Running processes whose working directory is ``folder``: a bot and its children,
+    seen from outside whatever sandbox they are in (bubblewrap hides the host's files)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (
+                os.readlink(entry / "cwd") == str(folder)
+                and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            ):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids

@@ -12,8 +12,7 @@ import pytest
 
 from arena import replay
 
-from .conftest import SAMPLES, MakeBot
-from .test_referee import running
+from .conftest import SAMPLES, MakeBot, bot_pids
 
 ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = str(SAMPLES / "random")
@@ -113,16 +112,15 @@ def test_tampered_replay(tmp_path: Path) -> None:
     assert_clean_error(arena("replay", str(out)), f"game.jsonl:{first_decision + 1}")
 
 
-def test_ctrl_c_stops_every_bot(make_bot: MakeBot, shared_dir: Path) -> None:
-    """Interrupted mid-game (bots deciding, one ignoring SIGTERM): exit 130, nothing left."""
-    code = f"""
-import json, os, signal, sys, time
+def test_ctrl_c_stops_every_bot(make_bot: MakeBot) -> None:
+    """Interrupted mid-game (bots deciding, ignoring SIGTERM): exit 130, nothing left."""
+    code = """
+import json, signal, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-open("{shared_dir}/pids", "a").write(f"{{os.getpid()}}\\n")
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
-        print(json.dumps({{"type": "hello", "name": "slow", "version": "1"}}), flush=True)
+        print(json.dumps({"type": "hello", "name": "slow", "version": "1"}), flush=True)
     elif msg["type"] == "request":
         time.sleep(60)
 """
@@ -134,16 +132,13 @@ for line in sys.stdin:
         text=True,
     )
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        pids_file = shared_dir / "pids"
-        if pids_file.exists() and len(pids_file.read_text().split()) == 2:
-            break
+    while time.monotonic() < deadline and len(bot_pids(slow)) < 2:
         time.sleep(0.05)
+    assert len(bot_pids(slow)) >= 2, "both bots started"
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err
     assert "interrupted" in err
-    for pid in map(int, (shared_dir / "pids").read_text().split()):
-        assert not running(pid), f"bot {pid} outlived the interrupted referee"
+    assert bot_pids(slow) == [], "no bot outlived the interrupted referee"

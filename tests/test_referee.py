@@ -14,14 +14,16 @@ from arena.referee import (
     MatchError,
     MatchResult,
     MatchSpec,
+    Observer,
     TimeLimits,
     play_match,
     single_game,
 )
-from arena.replay import DroppedLine, FaultLine, verify
+from arena.replay import DroppedLine, End, FaultLine, verify
+from arena.sandbox.base import Sandbox
 from arena.sandbox.local import LocalSandbox
 
-from .conftest import SAMPLES, MakeBot
+from .conftest import SAMPLES, MakeBot, bot_pids
 
 RANDOM = SAMPLES / "random"
 HEURISTIC = SAMPLES / "heuristic"
@@ -54,6 +56,10 @@ async def run_match(
     bank_ms: int = 0,
     settings: dict[str, Any] | None = None,
     games: list[GameSpec] | None = None,
+    *,
+    observer: Observer | None = None,
+    sandbox: Sandbox | None = None,
+    fair_time: bool = True,
 ) -> MatchResult:
     bots = [load_bot(p) for p in paths]
     spec = MatchSpec(
@@ -61,9 +67,10 @@ async def run_match(
         {"rounds": 1} if settings is None else settings,
         bots,
         games or single_game(bots, seed),
-        TimeLimits(move_ms, bank_ms, 5000),
+        TimeLimits(move_ms, bank_ms, 10_000),
+        fair_time=fair_time,
     )
-    return await play_match(spec, LocalSandbox())
+    return await play_match(spec, sandbox or LocalSandbox(), observer)
 
 
 def assert_replays(result: MatchResult) -> None:
@@ -251,7 +258,7 @@ async def test_refusing_bot_is_not_seated(make_bot: MakeBot) -> None:
 
 SPY = """
 import json, sys, time
-log = open(sys.argv[1], "a")
+log = sys.stderr
 for line in sys.stdin:
     msg = json.loads(line)
     log.write(json.dumps({"t": time.monotonic(), "got": msg}) + "\\n"); log.flush()
@@ -264,12 +271,14 @@ for line in sys.stdin:
 """
 
 
-async def test_no_bot_learns_another_card_before_all_have_committed(make_bot: MakeBot, shared_dir: Path) -> None:
+async def test_no_bot_learns_another_card_before_all_have_committed(make_bot: MakeBot) -> None:
     """The spy answers slowly while its opponents answer at once: between the spy's
     request and its answer, nothing reaches it; no deal, no other hand, ever."""
-    spy = make_bot("spy", SPY, run=f"python3 bot.py {shared_dir}/spy.log")
+    spy = make_bot("spy", SPY)
     result = await run_match([spy, RANDOM, HEURISTIC], move_ms=1000)
-    log = [json.loads(line) for line in (shared_dir / "spy.log").read_text().splitlines()]
+    end = result.games[0].replay[-1]
+    assert isinstance(end, End)
+    log = [json.loads(line) for line in end.stderr[0].splitlines()]
     waiting = False
     for entry in log:
         if "answered" in entry:
@@ -297,7 +306,6 @@ FORKER = """
 import json, os, signal, subprocess, sys
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 child = subprocess.Popen(["sleep", "300"])
-open(sys.argv[1], "a").write(f"{os.getpid()} {child.pid}\\n")
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
@@ -307,24 +315,30 @@ for line in sys.stdin:
 """
 
 
-async def test_every_process_is_gone_after_the_match(make_bot: MakeBot, shared_dir: Path) -> None:
+async def test_every_process_is_gone_after_the_match(make_bot: MakeBot) -> None:
     """Also the children a bot forks, and a bot that ignores SIGTERM."""
-    forker = make_bot("forker", FORKER, run=f"python3 bot.py {shared_dir}/pids")
-    await run_match([forker, RANDOM])
-    pids = [int(p) for p in (shared_dir / "pids").read_text().split()]
-    assert len(pids) == 2
-    for pid in pids:
-        assert not running(pid), f"process {pid} survived the match"
+    forker = make_bot("forker", FORKER)
+    seen: list[int] = []
+
+    class Watch(Observer):
+        def events(self, game_no: int, events: list[Any]) -> None:
+            if not seen:
+                seen.extend(bot_pids(forker))
+
+    await run_match([forker, RANDOM], observer=Watch())
+    assert len(seen) >= 2, "the bot and its child were seen running"
+    assert bot_pids(forker) == [], "nothing of the bot survived the match"
 
 
-async def test_a_match_of_several_games_keeps_the_bots_alive(make_bot: MakeBot, shared_dir: Path) -> None:
+async def test_a_match_of_several_games_keeps_the_bots_alive(make_bot: MakeBot) -> None:
     counter = make_bot(
         "counter",
-        f"import os\nopen('{shared_dir}/starts', 'a').write('x')\nfrom protocol.bot import Bot, run\nclass B(Bot):\n    def decide(self, kind, view, legal):\n        return legal[0]\nrun(B())\n",
+        "import sys\nsys.stderr.write('started\\n')\nfrom protocol.bot import Bot, run\nclass B(Bot):\n    def decide(self, kind, view, legal):\n        return legal[0]\nrun(B())\n",
     )
     games = [GameSpec(seed, seats) for seed, seats in [(1, [0, 1]), (2, [1, 0]), (3, [0, 1])]]
     result = await run_match([counter, RANDOM], games=games)
     assert len(result.games) == 3
-    assert (shared_dir / "starts").read_text() == "x", "one process for the whole match"
+    stderr = "".join(game.replay[-1].stderr[game.spec.seats.index(0)] for game in result.games)  # type: ignore[union-attr]
+    assert stderr.count("started") == 1, "one process for the whole match"
     assert result.games[1].replay[0].seats[0].name == "random", "seats follow the game spec"
     assert_replays(result)

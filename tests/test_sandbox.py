@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from arena.bots import load_bot
-from arena.sandbox.local import LocalSandbox, reachable_by_others
+from arena.sandbox.local import LocalSandbox, reachable_by_others, working_bubblewrap
 
 from .conftest import MakeBot
 
@@ -24,11 +24,11 @@ sys.stdin.readline()
 """
 
 
-async def probe(folder: Path) -> dict[str, object]:
+async def probe(folder: Path, sandbox: LocalSandbox | None = None) -> dict[str, object]:
     import json
 
     async with trio.open_nursery() as nursery:
-        process = await LocalSandbox().start(load_bot(folder), nursery, 65536)
+        process = await (sandbox or LocalSandbox(bubblewrap=False)).start(load_bot(folder), nursery, 65536)
         await process.send(b"go\n", 1.0)
         facts = json.loads(await process.receive_line())
         facts["isolation"] = process.isolation
@@ -46,7 +46,7 @@ async def test_a_reachable_bot_runs_as_nobody_in_its_own_group_under_limits(make
     assert facts["home"] != os.environ.get("HOME")
     assert facts["as"] == 1024 * 1024 * 1024
     assert facts["policy"] == os.SCHED_BATCH
-    assert facts["isolation"] == "local: resource limits, user nobody"
+    assert facts["isolation"] == "local: resource limits only, user nobody"
 
 
 async def test_a_bot_nobody_cannot_reach_still_runs_and_says_so(make_bot: MakeBot) -> None:
@@ -91,3 +91,44 @@ async def test_memory_limit_stops_a_hungry_bot(make_bot: MakeBot) -> None:
             await process.receive_line()
         assert "MemoryError" in process.stderr_tail()
         await process.stop()
+
+
+BUBBLE = """
+import json, os, socket, sys
+sys.stdin.readline()
+facts = {"pid": os.getpid(), "uid": os.getuid(), "tmp": os.listdir("/tmp"),
+         "parent": sorted(os.listdir(os.path.dirname(os.getcwd()))), "home": os.environ["HOME"]}
+try:
+    socket.create_connection(("1.1.1.1", 53), timeout=1)
+    facts["network"] = True
+except OSError:
+    facts["network"] = False
+try:
+    open("/usr/arena-was-here", "w")
+    facts["usr_writable"] = True
+except OSError:
+    facts["usr_writable"] = False
+try:
+    open(os.path.join(os.getcwd(), "mine"), "w")
+    facts["own_folder_writable"] = True
+except OSError:
+    facts["own_folder_writable"] = False
+print(json.dumps(facts), flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.skipif(working_bubblewrap() is None, reason="bubblewrap is not installed (setup.sh installs it as root)")
+async def test_bubblewrap_hides_the_machine(make_bot: MakeBot, tmp_path: Path) -> None:
+    folder = make_bot("bubble", BUBBLE)
+    make_bot("neighbour", "")  # another bot in the same parent folder
+    facts = await probe(folder, LocalSandbox(bubblewrap=True))
+    assert facts["network"] is False
+    assert facts["pid"] < 10, "its own PID namespace"
+    on_the_way = [p.name for p in folder.parents if p.parent == Path("/tmp")]
+    assert facts["tmp"] == on_the_way, "a /tmp of its own, holding only the way to its folder"
+    assert facts["parent"] == ["bubble"], "of the project's files, only its own folder"
+    assert facts["usr_writable"] is False and facts["own_folder_writable"] is False
+    assert "bubblewrap" in str(facts["isolation"])
+    if os.geteuid() == 0:
+        assert facts["uid"] == 65534

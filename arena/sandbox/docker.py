@@ -250,4 +250,3 @@ class DockerSandbox:
                     raise StartError(f"the container exited at once (exit code {code}) before reading its input")
             await trio.sleep(0.002)
         raise StartError("the container never opened its input")
-

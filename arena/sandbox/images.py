@@ -95,7 +95,11 @@ def build_base(client: docker.DockerClient, force: bool = False, progress: Progr
             str(archive),
             repository=BASE_REPOSITORY,
             tag=str(BASE_VERSION),
-            changes=[f"LABEL {LABEL}=base {LABEL}.base={BASE_VERSION}", "ENV LANG=C.UTF-8 HOME=/tmp", 'CMD ["/bin/sh"]'],
+            changes=[
+                f"LABEL {LABEL}=base {LABEL}.base={BASE_VERSION}",
+                "ENV LANG=C.UTF-8 HOME=/tmp",
+                'CMD ["/bin/sh"]',
+            ],
         )
     progress(f"built {BASE_IMAGE}")
     return BASE_IMAGE
@@ -121,7 +125,17 @@ def _add_sdk(rootfs: Path, progress: Progress) -> None:
     import msgspec
 
     _run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), f"msgspec=={msgspec.__version__}"],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(site),
+            f"msgspec=={msgspec.__version__}",
+        ],
         progress,
         "pip install msgspec",
     )
@@ -188,7 +202,9 @@ def bot_image(client: docker.DockerClient, bot: Bot, build_missing: bool = True,
         return build_bot(client, bot, progress=progress)
     labels = image.labels or {}
     if labels.get(f"{LABEL}.hash") != digest:
-        raise ImageError(f"image {tag} was not built by the arena for this folder: remove it (docker rmi {tag}) and build again")
+        raise ImageError(
+            f"image {tag} was not built by the arena for this folder: remove it (docker rmi {tag}) and build again"
+        )
     return tag
 
 

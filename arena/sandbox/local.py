@@ -60,16 +60,31 @@ def resolve_command(bot: Bot, env: dict[str, str]) -> list[str]:
     return argv
 
 
+def innermost(pid: int) -> int:
+    """Follow first children down from ``pid``: below bubblewrap, the bot itself."""
+    for _ in range(8):
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            break
+        if not children:
+            break
+        pid = int(children[0])
+    return pid
+
+
 class LocalProcess(PipedBot):
     """One running bot process (see ``arena.sandbox.base.BotProcess``)."""
 
-    def __init__(self, proc: trio.Process, home: str, max_line: int, isolation: str) -> None:
+    def __init__(self, proc: trio.Process, home: str, max_line: int, isolation: str, nested: bool = False) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         super().__init__(proc.stdin, proc.stdout, proc.stderr, max_line)  # type: ignore[arg-type]
         self._proc = proc
         self._home = home
         self.isolation = isolation
         self.pid = proc.pid
+        self._nested = nested
+        """True when the bot runs below a wrapper (bubblewrap): its CPU is the innermost's."""
         self._schedstat: int | None = None
 
     async def gone_reason(self) -> str:
@@ -88,7 +103,8 @@ class LocalProcess(PipedBot):
         """CPU time of the bot's main thread, in nanosecond resolution (schedstat)."""
         try:
             if self._schedstat is None:
-                self._schedstat = os.open(f"/proc/{self.pid}/schedstat", os.O_RDONLY)
+                pid = innermost(self.pid) if self._nested else self.pid
+                self._schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
             return int(os.pread(self._schedstat, 64, 0).split()[0]) / 1e9
         except (OSError, ValueError, IndexError):
             return 0.0
@@ -130,6 +146,15 @@ class LocalProcess(PipedBot):
             shutil.rmtree(self._home, ignore_errors=True)
 
 
+def working_bubblewrap() -> str | None:
+    """The path of ``bwrap`` if it is installed and can make its namespaces here."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None
+    probe = subprocess.run([path, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=10)
+    return path if probe.returncode == 0 else None
+
+
 def reachable_by_others(path: Path) -> bool:
     """Whether a user other than the owner can get to ``path``: every directory on the
     way lets others through, and the path itself lets them read."""
@@ -143,25 +168,42 @@ def reachable_by_others(path: Path) -> bool:
 
 
 class LocalSandbox:
-    """Starts bots as local processes under ``ResourceLimits``.
+    """Starts bots as local processes under ``ResourceLimits``, inside bubblewrap where it
+    is installed and works.
 
     Run as root, it drops each bot to user ``nobody``, provided nobody can reach the
     bot's folder and the arena's Python environment (a checkout under /root, say, is
     out of its reach: such bots keep root's user, and the isolation says so).
     """
 
-    def __init__(self, limits: ResourceLimits | None = None) -> None:
+    def __init__(self, limits: ResourceLimits | None = None, bubblewrap: bool | None = None) -> None:
         self.limits = limits or ResourceLimits()
         self.can_drop = os.geteuid() == 0 and reachable_by_others(Path(sys.prefix))
-        self.isolation = "local: resource limits" + (", user nobody" if self.can_drop else "")
+        self.bwrap = working_bubblewrap() if bubblewrap is not False else None
+        if bubblewrap and self.bwrap is None:
+            raise StartError("bubblewrap is not installed or cannot make namespaces here: apt-get install bubblewrap")
+        self.isolation = self._describe(self.can_drop)
+
+    def _describe(self, as_nobody: bool) -> str:
+        parts = ["local: bubblewrap (no network, own PID namespace, read-only system, own folder only)"]
+        if self.bwrap is None:
+            parts = ["local: resource limits only"]
+        else:
+            parts.append("resource limits")
+        if as_nobody:
+            parts.append("user nobody")
+        elif os.geteuid() == 0:
+            parts.append("as root (nobody cannot reach the bot's files)")
+        return ", ".join(parts)
+
+    @property
+    def weakest(self) -> bool:
+        """True when nothing but resource limits stands between a bot and the machine."""
+        return self.bwrap is None
 
     def isolation_for(self, bot: Bot) -> str:
         """What confines this bot (its user depends on whether nobody can reach it)."""
-        if os.geteuid() != 0:
-            return "local: resource limits"
-        if self.can_drop and reachable_by_others(bot.path):
-            return "local: resource limits, user nobody"
-        return "local: resource limits only, as root (nobody cannot reach the bot's files)"
+        return self._describe(self.can_drop and reachable_by_others(bot.path))
 
     async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> LocalProcess:
         home = tempfile.mkdtemp(prefix=f"arena-{bot.name}-")
@@ -171,6 +213,8 @@ class LocalSandbox:
             os.chown(home, NOBODY, NOBODY)
         try:
             argv = resolve_command(bot, env)
+            if self.bwrap is not None:
+                argv = self._bubblewrap(bot, argv)
             proc = await trio.lowlevel.open_process(
                 argv,
                 stdin=subprocess.PIPE,
@@ -186,9 +230,30 @@ class LocalSandbox:
             if isinstance(exc, StartError):
                 raise
             raise StartError(f"{bot.path}: cannot start {bot.manifest.run!r}: {exc}") from None
-        process = LocalProcess(proc, home, max_line, self.isolation_for(bot))
+        process = LocalProcess(proc, home, max_line, self.isolation_for(bot), nested=self.bwrap is not None)
         nursery.start_soon(process.pump_stderr)
         return process
+
+    def _bubblewrap(self, bot: Bot, argv: list[str]) -> list[str]:
+        """The bot's command inside bubblewrap: no network, its own PID namespace, the
+        system read-only, and of our files only its folder and the Python SDK."""
+        assert self.bwrap is not None
+        wrap = [self.bwrap, "--unshare-all", "--die-with-parent", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        wrap += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+        for name in ("bin", "lib", "lib64", "sbin"):
+            top = Path("/") / name
+            if top.is_symlink():
+                wrap += ["--symlink", os.readlink(top), str(top)]
+            elif top.is_dir():
+                wrap += ["--ro-bind", str(top), str(top)]
+        import protocol
+
+        visible = {Path(sys.prefix).resolve(), Path(protocol.__file__).resolve().parent, bot.path}
+        for path in sorted(visible):
+            if not path.is_relative_to("/usr"):
+                wrap += ["--ro-bind", str(path), str(path)]
+        wrap += ["--chdir", str(bot.path), "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--"]
+        return wrap + argv
 
     def _confine(self) -> None:
         """Runs in the child between fork and exec: no Python objects of the parent's."""

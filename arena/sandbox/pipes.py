@@ -22,7 +22,11 @@ class PipedBot:
     isolation = "unknown"
 
     def __init__(
-        self, stdin: trio.lowlevel.FdStream, stdout: trio.lowlevel.FdStream, stderr: trio.lowlevel.FdStream, max_line: int
+        self,
+        stdin: trio.lowlevel.FdStream,
+        stdout: trio.lowlevel.FdStream,
+        stderr: trio.lowlevel.FdStream,
+        max_line: int,
     ) -> None:
         self._stdin = stdin
         self._stdout = stdout
