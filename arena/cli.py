@@ -7,14 +7,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, cast
 
 import trio
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from .bots import BotError, load_bot
+from .bots import Bot, BotError, load_bot
 from .games import SettingsError, get_game
 from .referee import (
     GameResult,
@@ -27,8 +27,9 @@ from .referee import (
 )
 from .render import RENDERERS, seat_labels
 from .replay import ReplayError
+from .sandbox import SandboxName, choose_sandbox
 from .sandbox.base import StartError
-from .sandbox.local import LocalSandbox
+from .sandbox.images import ImageError
 
 app = typer.Typer(
     help="Six Arena: referee bots written in any language, sandboxed and timed.",
@@ -39,7 +40,7 @@ app = typer.Typer(
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
-USER_ERRORS = (BotError, SettingsError, MatchError, StartError, ReplayError)
+USER_ERRORS = (BotError, SettingsError, MatchError, StartError, ReplayError, ImageError)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -122,6 +123,34 @@ def standings(result: GameResult, labels: list[str]) -> Table:
     return table
 
 
+def open_sandbox(name: str) -> Any:
+    """The sandbox for ``--sandbox NAME``, saying once why ``auto`` fell back to local."""
+    if name not in ("auto", "docker", "local"):
+        fail(f"--sandbox {name!r}: choose docker, local or auto")
+    sandbox, note = choose_sandbox(cast(SandboxName, name))
+    if note:
+        err_console.print(f"[yellow]note:[/] {note}")
+    return sandbox
+
+
+def prepare(sandbox: Any, bots: list[Bot]) -> None:
+    """Build what is missing (bot images) before any clock runs."""
+    if hasattr(sandbox, "prepare"):
+        for bot in bots:
+            sandbox.prepare(bot, progress=lambda line: err_console.print(f"[dim]{line}[/]"))
+
+
+def warn_about(isolations: list[str]) -> None:
+    if any("resource limits only" in i for i in isolations):
+        err_console.print(
+            "[yellow]warning:[/] bots are confined by resource limits only: install bubblewrap or Docker to isolate them"
+        )
+    if any("as root" in i for i in isolations):
+        err_console.print(
+            "[yellow]warning:[/] some bots run as root: make their folders readable by others to confine them as nobody"
+        )
+
+
 BotDirs = Annotated[
     list[Path],
     typer.Argument(
@@ -144,6 +173,9 @@ def play(
     set_: Annotated[
         list[str], typer.Option("--set", help="A game setting KEY=VALUE, e.g. end_score=50 (repeatable).")
     ] = [],  # noqa: B006
+    sandbox_name: Annotated[
+        str, typer.Option("--sandbox", help="docker, local, or auto (docker when an engine answers).")
+    ] = "auto",
 ) -> None:
     """Play one game between bots and print each round and the final standings."""
     with user_errors():
@@ -154,14 +186,12 @@ def play(
         seed = random.randrange(2**31) if seed is None else seed
         limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000))
         spec = MatchSpec(game, settings, bots, single_game(bots, seed), limits)
-        sandbox = LocalSandbox()
+        sandbox = open_sandbox(sandbox_name)
+        prepare(sandbox, bots)
         labels = seat_labels([b.name for b in bots])
         isolations = sorted({sandbox.isolation_for(b) for b in bots})
         console.print(f"[bold]{game}[/] · {len(bots)} seats · seed {seed} · sandbox: {'; '.join(isolations)}")
-        if any("as root" in i for i in isolations):
-            err_console.print(
-                "[yellow]warning:[/] some bots run as root: make their folders readable by others to confine them as nobody"
-            )
+        warn_about(isolations)
         console.print("seats: " + ", ".join(labels), soft_wrap=True)
         result = trio.run(play_match, spec, sandbox, LivePrinter(game, labels))
         outcome = result.games[0]
@@ -208,6 +238,43 @@ def replay_cmd(
         steps = list(replay_files.verify(lines, str(file)))
         render = RENDERERS[header.game]
         render.show_replay(console, lines, steps, round_, turn, step if sys.stdin.isatty() else False)
+
+
+image_app = typer.Typer(help="The base image bots run on (Docker).", no_args_is_help=True)
+bot_app = typer.Typer(help="Bots: build their images.", no_args_is_help=True)
+app.add_typer(image_app, name="image")
+app.add_typer(bot_app, name="bot")
+
+
+@image_app.command("build")
+def image_build(force: Annotated[bool, typer.Option(help="Rebuild even if it is there.")] = False) -> None:
+    """Make the base image from Debian's packages (debootstrap, then docker import)."""
+    from .sandbox import images
+
+    with user_errors():
+        client = images.connect()
+        with console.status("building the base image", spinner="dots") as status:
+
+            def progress(line: str) -> None:
+                status.update(line)
+                if not line.startswith("I: "):
+                    console.print(line)
+
+            images.build_base(client, force=force, progress=progress)
+
+
+@bot_app.command("build")
+def bot_build(
+    bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
+    force: Annotated[bool, typer.Option(help="Rebuild even if it is there.")] = False,
+) -> None:
+    """Build a bot's image: its folder on the base image, its build command run inside."""
+    from .sandbox import images
+
+    with user_errors():
+        bot = load_bot(bot_dir)
+        client = images.connect()
+        images.build_bot(client, bot, force=force, progress=console.print)
 
 
 def main() -> None:

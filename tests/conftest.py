@@ -60,3 +60,33 @@ def bot_pids(folder: Path) -> list[int]:
         except OSError:
             continue
     return pids
+
+
+DOCKER_REQUIRED = os.environ.get("ARENA_REQUIRE_DOCKER") == "1"
+"""Set by CI: there, a missing engine or base image fails the Docker tests, never skips."""
+_docker_skipped: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def docker_sandbox() -> object:
+    """A Docker sandbox on the real engine, or a skip saying plainly why there is none."""
+    from arena.sandbox import images
+    from arena.sandbox.docker import DockerSandbox
+
+    try:
+        client = images.connect()
+        if not images.base_exists(client):
+            raise images.ImageError(f"the base image {images.BASE_IMAGE} is not built (arena image build)")
+    except images.ImageError as exc:
+        if DOCKER_REQUIRED:
+            pytest.fail(f"Docker tests required but: {exc}")
+        _docker_skipped.append(str(exc))
+        pytest.skip(f"Docker tests skipped: {exc}")
+    return DockerSandbox(client=client)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _docker_skipped:
+        terminalreporter.write_line(
+            f"NOTE: the Docker tests were skipped: {_docker_skipped[0]}", yellow=True, bold=True
+        )
