@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,9 @@ HEURISTIC = str(SAMPLES / "heuristic")
 
 
 def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``arena``; games go to the local sandbox (tests/test_docker.py covers Docker)."""
+    if args and args[0] == "play" and "--sandbox" not in args:
+        args = (*args, "--sandbox", "local")
     return subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=timeout)
 
 
@@ -112,9 +116,7 @@ def test_tampered_replay(tmp_path: Path) -> None:
     assert_clean_error(arena("replay", str(out)), f"game.jsonl:{first_decision + 1}")
 
 
-def test_ctrl_c_stops_every_bot(make_bot: MakeBot) -> None:
-    """Interrupted mid-game (bots deciding, ignoring SIGTERM): exit 130, nothing left."""
-    code = """
+SLOW = """
 import json, signal, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 for line in sys.stdin:
@@ -124,21 +126,34 @@ for line in sys.stdin:
     elif msg["type"] == "request":
         time.sleep(60)
 """
-    slow = make_bot("slow", code)
+
+
+def interrupt_mid_game(slow: Path, sandbox: str, started: Callable[[], bool]) -> tuple[int, str]:
+    """Start a game of two slow bots, Ctrl-C it while they decide; (exit code, stderr)."""
     proc = subprocess.Popen(
-        [ARENA, "play", str(slow), str(slow), "--move-time", "30"],
+        [ARENA, "play", str(slow), str(slow), "--move-time", "30", "--sandbox", sandbox],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and len(bot_pids(slow)) < 2:
-        time.sleep(0.05)
-    assert len(bot_pids(slow)) >= 2, "both bots started"
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, (out, err)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not started():
+            time.sleep(0.05)
+        assert started(), "both bots started"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    return proc.returncode, err
+
+
+def test_ctrl_c_stops_every_bot(make_bot: MakeBot) -> None:
+    """Interrupted mid-game (bots deciding, ignoring SIGTERM): exit 130, nothing left."""
+    slow = make_bot("slow", SLOW)
+    code, err = interrupt_mid_game(slow, "local", lambda: len(bot_pids(slow)) >= 2)
+    assert code == 130, err
     assert "Traceback" not in err
     assert "interrupted" in err
     assert bot_pids(slow) == [], "no bot outlived the interrupted referee"

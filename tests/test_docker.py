@@ -245,3 +245,25 @@ def test_cli_plays_in_docker_and_image_build_is_idempotent() -> None:
     )
     assert played.returncode == 0, played.stderr
     assert "sandbox: docker" in played.stdout
+
+
+def test_ctrl_c_removes_every_container(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
+    from .test_cli import SLOW, interrupt_mid_game
+
+    slow = make_bot("slowpoke", SLOW)
+    docker_sandbox.prepare(load_bot(slow), lambda line: None)
+    client = docker_sandbox.client
+
+    def ours() -> list[Any]:
+        return client.containers.list(all=True, filters={"label": f"{LABEL}.bot=slowpoke"})
+
+    code, err = interrupt_mid_game(slow, "docker", lambda: len(ours()) >= 2)
+    assert code == 130, err
+    assert "interrupted" in err
+    assert ours() == [], "the interrupted referee removed its containers"
+
+
+def test_a_run_command_that_is_not_there(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
+    typo = make_bot("typo", run="pyhton3 bot.py")
+    with pytest.raises(ImageError, match="'pyhton3' was not found in the image"):
+        build_bot(docker_sandbox.client, load_bot(typo), force=True, progress=lambda line: None)

@@ -27,6 +27,8 @@ LABELS = ["A heuristic", "B random", "C random"]
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    if args and args[0] == "play":
+        args = (*args, "--sandbox", "local")
     return subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=120)
 
 

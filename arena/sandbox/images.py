@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,7 @@ PACKAGES = ["python3", "nodejs", "gcc", "libc6-dev", "make", "perl-base"]
 LABEL = "sixarena"
 """Every image and container of the arena carries this label."""
 BOT_PATH = "/bot"
+MISSING_PROGRAM = "arena: the run command's program is not in the image"
 
 Progress = Callable[[str], None]
 
@@ -223,9 +225,14 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
             pass
     build = bot.manifest.build.strip() or "true"
     progress(f"building {tag}" + (f": {build}" if build != "true" else ""))
+    program = shlex.quote(bot.argv[0])
+    script = (
+        f"{build}\nstatus=$?\n[ $status -eq 0 ] || exit $status\n"
+        f"command -v {program} >/dev/null 2>&1 || {{ echo {shlex.quote(MISSING_PROGRAM)} >&2; exit 127; }}"
+    )
     container = client.containers.create(
         BASE_IMAGE,
-        command=["/bin/sh", "-c", build],
+        command=["/bin/sh", "-c", script],
         working_dir=BOT_PATH,
         network_disabled=True,
         network_mode="none",
@@ -238,6 +245,11 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
         status: dict[str, Any] = container.wait(timeout=600)
         if status.get("StatusCode", 1) != 0:
             log = container.logs().decode("utf-8", "replace").strip().splitlines()[-15:]
+            if MISSING_PROGRAM in log:
+                raise ImageError(
+                    f"{bot.path}: the run command's program {bot.argv[0]!r} was not found in the image"
+                    " (check `run` in bot.toml)"
+                )
             raise ImageError(
                 f"{bot.path}: the build command {build!r} failed (exit {status.get('StatusCode')}):\n" + "\n".join(log)
             )
