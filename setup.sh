@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
-# Set up a fresh machine for Six Arena: a virtualenv in .venv with the arena and its
-# test tools. Idempotent: a second run only checks that everything is in place.
+# Set up a machine for Six Arena. Idempotent: a second run only checks.
+#
+# - a virtualenv in .venv with the arena and its test tools;
+# - as root on Debian: bubblewrap (the local sandbox), docker.io and debootstrap;
+#   a Docker engine started without a default bridge (bots never get a network);
+#   and the base image bots run on (`arena image build`, about two minutes once).
+# ARENA_NO_DOCKER=1 skips the Docker part.
 set -euo pipefail
 cd "$(dirname "$0")"
+
 # The system Python, when there is one: bots run from this environment as an
 # unprivileged user, who must be able to read the interpreter (a Python under /root
 # is out of its reach).
 PY=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
+is_root() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; }
+apt_updated=
+apt_install() {
+    [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
 if [ ! -x .venv/bin/python ]; then
     if ! "$PY" -m venv .venv 2>/dev/null; then
-        # Debian keeps venv support in its own package.
         rm -rf .venv
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-            apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
-        else
+        if is_root; then apt_install python3-venv; else
             echo "setup: '$PY -m venv' failed: install python3-venv (Debian) and run again" >&2
             exit 1
         fi
@@ -21,4 +31,30 @@ if [ ! -x .venv/bin/python ]; then
     fi
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+
+if is_root; then
+    missing=()
+    command -v bwrap >/dev/null || missing+=(bubblewrap)
+    if [ "${ARENA_NO_DOCKER:-}" != 1 ]; then
+        command -v dockerd >/dev/null || missing+=(docker.io)
+        command -v debootstrap >/dev/null || missing+=(debootstrap)
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup: installing ${missing[*]}"
+        apt_install "${missing[@]}"
+    fi
+fi
+
+if [ "${ARENA_NO_DOCKER:-}" != 1 ] && command -v dockerd >/dev/null; then
+    if ! docker info >/dev/null 2>&1 && is_root; then
+        echo "setup: starting the Docker engine (no default bridge)"
+        setsid nohup dockerd --bridge=none --iptables=false --ip6tables=false >/var/log/arena-dockerd.log 2>&1 < /dev/null &
+        for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+    fi
+    if docker info >/dev/null 2>&1; then
+        .venv/bin/arena image build
+    else
+        echo "setup: no Docker engine answers: bots will run as local processes"
+    fi
+fi
 echo "setup: ready (.venv/bin/arena)"

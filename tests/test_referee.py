@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from arena.referee import (
     play_match,
     single_game,
 )
-from arena.replay import DroppedLine, End, FaultLine, verify
+from arena.replay import DecisionLine, DroppedLine, End, FaultLine, verify
 from arena.sandbox.base import Sandbox
 from arena.sandbox.local import LocalSandbox
 
@@ -342,3 +343,56 @@ async def test_a_match_of_several_games_keeps_the_bots_alive(make_bot: MakeBot) 
     assert stderr.count("started") == 1, "one process for the whole match"
     assert result.games[1].replay[0].seats[0].name == "random", "seats follow the game spec"
     assert_replays(result)
+
+
+SPINNER = """
+import threading
+from protocol.bot import Bot, run
+
+def spin():
+    while True:
+        pass
+
+threading.Thread(target=spin, daemon=True).start()
+
+class Quick(Bot):
+    def decide(self, kind, view, legal):
+        return legal[0]
+
+run(Quick())
+"""
+
+SLEEPER = raw_bot('time.sleep(0.15)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})')
+
+
+async def cpu_while_others_think(make_bot: MakeBot, fair_time: bool) -> float:
+    """Median CPU ms per move of a bot that spins a thread, beside one that thinks 0.15 s."""
+    import statistics
+
+    result = await run_match([spinner_bot(make_bot), sleeper_bot(make_bot)], move_ms=2000, fair_time=fair_time)
+    moves = [
+        line.cpu_ms[line.seats.index(0)]
+        for line in result.games[0].replay
+        if isinstance(line, DecisionLine) and 0 in line.seats
+    ]
+    return statistics.median(moves)
+
+
+def spinner_bot(make_bot: MakeBot) -> Path:
+    return make_bot(f"spinner{next(_serial)}", SPINNER)
+
+
+def sleeper_bot(make_bot: MakeBot) -> Path:
+    return make_bot(f"sleeper{next(_serial)}", SLEEPER)
+
+
+_serial = itertools.count()
+
+
+async def test_fair_time_freezes_a_bot_while_others_think(make_bot: MakeBot) -> None:
+    """A bot that computes in the background gets no CPU on another seat's time when fair
+    time is on (it is frozen once it has answered); with fair time off, it does."""
+    fair = await cpu_while_others_think(make_bot, fair_time=True)
+    unfair = await cpu_while_others_think(make_bot, fair_time=False)
+    assert unfair > 100, f"without freezing, the spinner burns the sleeper's 150 ms ({unfair} ms)"
+    assert fair < 30, f"frozen, it gets almost nothing ({fair} ms)"

@@ -85,7 +85,9 @@ class LocalProcess(PipedBot):
         self.pid = proc.pid
         self._nested = nested
         """True when the bot runs below a wrapper (bubblewrap): its CPU is the innermost's."""
-        self._schedstat: int | None = None
+        self._cpu_pid: int | None = None
+        self._cpu_last = 0.0
+        """Never let a thread's exit make the total go backwards."""
 
     async def gone_reason(self) -> str:
         with trio.move_on_after(GRACE_SECONDS):
@@ -100,14 +102,22 @@ class LocalProcess(PipedBot):
         self._signal_group(signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
-        """CPU time of the bot's main thread, in nanosecond resolution (schedstat)."""
+        """CPU time of all the bot's threads, in nanosecond resolution (schedstat)."""
+        if self._cpu_pid is None:
+            self._cpu_pid = innermost(self.pid) if self._nested else self.pid
+        total = 0
         try:
-            if self._schedstat is None:
-                pid = innermost(self.pid) if self._nested else self.pid
-                self._schedstat = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
-            return int(os.pread(self._schedstat, 64, 0).split()[0]) / 1e9
-        except (OSError, ValueError, IndexError):
-            return 0.0
+            tasks = os.listdir(f"/proc/{self._cpu_pid}/task")
+        except OSError:
+            return self._cpu_last
+        for tid in tasks:
+            try:
+                with open(f"/proc/{self._cpu_pid}/task/{tid}/schedstat", "rb") as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+        self._cpu_last = max(self._cpu_last, total / 1e9)
+        return self._cpu_last
 
     def exit_reason(self) -> str | None:
         code = self._proc.returncode
@@ -140,8 +150,6 @@ class LocalProcess(PipedBot):
                     break
             self._signal_group(signal.SIGKILL)  # stragglers left in the group
             await self._proc.wait()
-            if self._schedstat is not None:
-                os.close(self._schedstat)
             await self._close_pipes()
             shutil.rmtree(self._home, ignore_errors=True)
 
