@@ -59,9 +59,11 @@ async def echo_round_trips(count: int, processes: int = 1) -> list[float]:
     return times
 
 
-async def referee_match(games: int) -> tuple[float, list[float]]:
+async def referee_match(games: int, fair_time: bool) -> tuple[float, list[float]]:
     fast = load_bot(BOTS / "fast")
-    spec = MatchSpec("nimmt", {}, [fast] * 4, [GameSpec(seed, [0, 1, 2, 3]) for seed in range(games)])
+    spec = MatchSpec(
+        "nimmt", {}, [fast] * 4, [GameSpec(seed, [0, 1, 2, 3]) for seed in range(games)], fair_time=fair_time
+    )
     start = time.perf_counter()
     result = await play_match(spec, LocalSandbox())
     elapsed = time.perf_counter() - start
@@ -74,17 +76,20 @@ async def referee_match(games: int) -> tuple[float, list[float]]:
 async def main(games: int) -> None:
     echo_before = await echo_round_trips(1000)
     echo4_before = await echo_round_trips(500, 4)
-    rate, round_trips = await referee_match(games)
+    raw_rate, raw_trips = await referee_match(games, fair_time=False)
+    fair_rate, fair_trips = await referee_match(games, fair_time=True)
     echo_after = await echo_round_trips(1000)
     echo4_after = await echo_round_trips(500, 4)
     echo = statistics.median(echo_before + echo_after)
     echo4 = statistics.median(echo4_before + echo4_after)
-    referee = statistics.median(round_trips)
     print(f"referee: {games} full 4-player games between 4 fast bot processes")
-    print(f"  {rate:.1f} games/s")
-    print(f"  request round trip, median over {len(round_trips)} requests: referee {referee * 1000:.0f} us")
-    print(f"  bare pipe echo, one process: {echo * 1000:.0f} us (referee/echo {referee / echo:.2f})")
-    print(f"  bare pipe echo, 4 processes sent at once: {echo4 * 1000:.0f} us (referee/echo {referee / echo4:.2f})")
+    for name, rate, trips in (("fair time off", raw_rate, raw_trips), ("fair time on", fair_rate, fair_trips)):
+        referee = statistics.median(trips)
+        print(
+            f"  {name}: {rate:.1f} games/s; request round trip, median over {len(trips)}: {referee * 1000:.0f} us"
+            f" (/echo {referee / echo:.2f}, /echo of 4 {referee / echo4:.2f})"
+        )
+    print(f"  bare pipe echo: one process {echo * 1000:.0f} us, 4 processes sent at once {echo4 * 1000:.0f} us")
 
 
 if __name__ == "__main__":

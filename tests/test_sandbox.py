@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -125,8 +126,11 @@ async def test_bubblewrap_hides_the_machine(make_bot: MakeBot, tmp_path: Path) -
     facts = await probe(folder, LocalSandbox(bubblewrap=True))
     assert facts["network"] is False
     assert facts["pid"] < 10, "its own PID namespace"
-    on_the_way = [p.name for p in folder.parents if p.parent == Path("/tmp")]
-    assert facts["tmp"] == on_the_way, "a /tmp of its own, holding only the way to its folder"
+    import protocol
+
+    bound = [folder, Path(sys.prefix), Path(protocol.__file__).parent]
+    on_the_way = sorted({p.name for path in bound for p in path.resolve().parents if p.parent == Path("/tmp")})
+    assert sorted(facts["tmp"]) == on_the_way, "a /tmp of its own, holding only the way to what it may see"
     assert facts["parent"] == ["bubble"], "of the project's files, only its own folder"
     assert facts["usr_writable"] is False and facts["own_folder_writable"] is False
     assert "bubblewrap" in str(facts["isolation"])
