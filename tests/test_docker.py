@@ -267,3 +267,12 @@ def test_a_run_command_that_is_not_there(docker_sandbox: DockerSandbox, make_bot
     typo = make_bot("typo", run="pyhton3 bot.py")
     with pytest.raises(ImageError, match="'pyhton3' was not found in the image"):
         build_bot(docker_sandbox.client, load_bot(typo), force=True, progress=lambda line: None)
+
+
+async def test_fair_time_stops_a_container_while_others_think(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
+    from .test_referee import cpu_while_others_think
+
+    fair = await cpu_while_others_think(make_bot, fair_time=True, sandbox=docker_sandbox)
+    unfair = await cpu_while_others_think(make_bot, fair_time=False, sandbox=docker_sandbox)
+    assert unfair > 100, f"without stopping, the spinner burns the sleeper's 150 ms ({unfair} ms)"
+    assert fair < 30, f"stopped, it gets almost nothing ({fair} ms)"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from arena.bots import load_bot
 from arena.referee import (
@@ -365,11 +366,15 @@ run(Quick())
 SLEEPER = raw_bot('time.sleep(0.15)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})')
 
 
-async def cpu_while_others_think(make_bot: MakeBot, fair_time: bool) -> float:
+async def cpu_while_others_think(make_bot: MakeBot, fair_time: bool, sandbox: Any = None) -> float:
     """Median CPU ms per move of a bot that spins a thread, beside one that thinks 0.15 s."""
     import statistics
 
-    result = await run_match([spinner_bot(make_bot), sleeper_bot(make_bot)], move_ms=2000, fair_time=fair_time)
+    bots = [spinner_bot(make_bot), sleeper_bot(make_bot)]
+    if sandbox is not None:
+        for path in bots:
+            await trio.to_thread.run_sync(sandbox.prepare, load_bot(path), lambda line: None)
+    result = await run_match(bots, move_ms=2000, fair_time=fair_time, sandbox=sandbox)
     moves = [
         line.cpu_ms[line.seats.index(0)]
         for line in result.games[0].replay

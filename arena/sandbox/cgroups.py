@@ -1,13 +1,16 @@
-"""A container's cgroup files: its CPU time, and freezing it between its turns.
+"""A container's cgroup files: its CPU time, and stopping it between its turns.
 
-Reading and writing these files takes microseconds, where the engine's own pause and
-stats calls take milliseconds: fast enough to freeze a bot after every answer. Both
+Reading these files takes microseconds, where the engine's own stats and pause calls
+take milliseconds. To stop a bot between its turns, every process the cgroup lists
+(but its init) gets SIGSTOP, and SIGCONT to go on: about 5 µs a process, where the
+cgroup freezer costs 80-150 µs a cycle here (the freezer is kept as a fallback). Both
 cgroup v1 (one hierarchy per controller) and v2 (one unified hierarchy) are handled.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
@@ -29,6 +32,7 @@ class Cgroup:
                 if controller:
                     self.v1[controller] = ROOT / controller / path.lstrip("/")
         self._cpu_fd: int | None = None
+        self._procs_fd: int | None = None
 
     def cpu_seconds(self) -> float:
         """CPU time used by every process of the cgroup."""
@@ -46,6 +50,25 @@ class Cgroup:
             pass
         return 0.0
 
+    def signal_all(self, sig: signal.Signals, spare: int) -> bool:
+        """Send ``sig`` to every process of the cgroup but ``spare``; False if none listed."""
+        procs = self.v2 if self.v2 is not None else self.v1.get("pids") or self.v1.get("freezer")
+        if procs is None:
+            return False
+        try:
+            if self._procs_fd is None:
+                self._procs_fd = os.open(procs / "cgroup.procs", os.O_RDONLY)
+            pids = [int(p) for p in os.pread(self._procs_fd, 65536, 0).split()]
+        except (OSError, ValueError):
+            return False
+        for pid in pids:
+            if pid != spare:
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+        return bool(pids)
+
     def freeze(self, frozen: bool) -> bool:
         """Freeze or thaw every process of the cgroup; False where no freezer is reachable."""
         try:
@@ -60,6 +83,7 @@ class Cgroup:
         return False
 
     def close(self) -> None:
-        if self._cpu_fd is not None:
-            os.close(self._cpu_fd)
-            self._cpu_fd = None
+        for fd in (self._cpu_fd, self._procs_fd):
+            if fd is not None:
+                os.close(fd)
+        self._cpu_fd = self._procs_fd = None

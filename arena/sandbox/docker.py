@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import signal
 import socket
 import tempfile
 from pathlib import Path
@@ -76,7 +77,8 @@ class DockerProcess(PipedBot):
         self.container = container
         self.isolation = isolation
         self._io_dir = io_dir
-        self._cgroup = Cgroup(container.attrs["State"]["Pid"])
+        self._init_pid = container.attrs["State"]["Pid"]
+        self._cgroup = Cgroup(self._init_pid)
         self._connected = False
         self._reason: str | None = None
 
@@ -96,10 +98,12 @@ class DockerProcess(PipedBot):
         return self._cgroup.cpu_seconds()
 
     def freeze(self) -> None:
-        self._cgroup.freeze(True)
+        if not self._cgroup.signal_all(signal.SIGSTOP, spare=self._init_pid):
+            self._cgroup.freeze(True)
 
     def thaw(self) -> None:
-        self._cgroup.freeze(False)
+        if not self._cgroup.signal_all(signal.SIGCONT, spare=self._init_pid):
+            self._cgroup.freeze(False)
 
     async def gone_reason(self) -> str:
         if self._reason is None:

@@ -1,6 +1,6 @@
 """Benchmark: the Docker sandbox against the local one, in the same run.
 
-    .venv/bin/python bench/docker.py [--games 200] [--starts 10]
+    .venv/bin/python bench/sandboxes.py [--games 200] [--starts 10]
 
 Measures (1) container start to the bot's first reply (its hello answer), (2) the round
 trip of one line through a bare echo bot, Docker against local, and (3) games per second
