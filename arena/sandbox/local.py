@@ -85,7 +85,9 @@ class LocalProcess(PipedBot):
         self.pid = proc.pid
         self._nested = nested
         """True when the bot runs below a wrapper (bubblewrap): its CPU is the innermost's."""
-        self._cpu_pid: int | None = None
+        self._stat_fd: int | None = None
+        self._cpu_dir = ""
+        self._task_fds: dict[str, int] = {}
         self._cpu_last = 0.0
         """Never let a thread's exit make the total go backwards."""
 
@@ -102,22 +104,37 @@ class LocalProcess(PipedBot):
         self._signal_group(signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
-        """CPU time of all the bot's threads, in nanosecond resolution (schedstat)."""
-        if self._cpu_pid is None:
-            self._cpu_pid = innermost(self.pid) if self._nested else self.pid
-        total = 0
+        """CPU time of all the bot's threads, in nanosecond resolution (schedstat).
+
+        The threads' files stay open; the list is read again only when /proc says the
+        number of threads changed, so a call costs a few reads, not a directory scan.
+        """
         try:
-            tasks = os.listdir(f"/proc/{self._cpu_pid}/task")
-        except OSError:
+            if self._stat_fd is None:
+                pid = innermost(self.pid) if self._nested else self.pid
+                self._cpu_dir = f"/proc/{pid}/task"
+                self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+            threads = int(os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()[17])
+            if threads != len(self._task_fds):
+                self._open_tasks()
+            total = sum(int(os.pread(fd, 64, 0).split()[0]) for fd in self._task_fds.values())
+        except (OSError, ValueError, IndexError):
             return self._cpu_last
-        for tid in tasks:
-            try:
-                with open(f"/proc/{self._cpu_pid}/task/{tid}/schedstat", "rb") as f:
-                    total += int(f.read().split()[0])
-            except (OSError, ValueError, IndexError):
-                continue
         self._cpu_last = max(self._cpu_last, total / 1e9)
         return self._cpu_last
+
+    def _open_tasks(self) -> None:
+        self._close_tasks()
+        for tid in os.listdir(self._cpu_dir):
+            try:
+                self._task_fds[tid] = os.open(f"{self._cpu_dir}/{tid}/schedstat", os.O_RDONLY)
+            except OSError:
+                continue
+
+    def _close_tasks(self) -> None:
+        for fd in self._task_fds.values():
+            os.close(fd)
+        self._task_fds.clear()
 
     def exit_reason(self) -> str | None:
         code = self._proc.returncode
@@ -150,6 +167,9 @@ class LocalProcess(PipedBot):
                     break
             self._signal_group(signal.SIGKILL)  # stragglers left in the group
             await self._proc.wait()
+            self._close_tasks()
+            if self._stat_fd is not None:
+                os.close(self._stat_fd)
             await self._close_pipes()
             shutil.rmtree(self._home, ignore_errors=True)
 
