@@ -88,6 +88,7 @@ class LocalProcess(PipedBot):
         self._stat_fd: int | None = None
         self._cpu_dir = ""
         self._task_fds: dict[str, int] = {}
+        self._calls = 0
         self._cpu_last = 0.0
         """Never let a thread's exit make the total go backwards."""
 
@@ -106,17 +107,19 @@ class LocalProcess(PipedBot):
     def cpu_seconds(self) -> float:
         """CPU time of all the bot's threads, in nanosecond resolution (schedstat).
 
-        The threads' files stay open; the list is read again only when /proc says the
-        number of threads changed, so a call costs a few reads, not a directory scan.
+        The threads' files stay open; every 16th call checks the number of threads and
+        reads the list again if it changed, so a call costs a read or two, not a scan.
         """
         try:
             if self._stat_fd is None:
                 pid = innermost(self.pid) if self._nested else self.pid
                 self._cpu_dir = f"/proc/{pid}/task"
                 self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-            threads = int(os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()[17])
-            if threads != len(self._task_fds):
-                self._open_tasks()
+            self._calls += 1
+            if self._calls % 16 == 1:  # reading stat costs more than the rest together
+                threads = int(os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()[17])
+                if threads != len(self._task_fds):
+                    self._open_tasks()
             total = sum(int(os.pread(fd, 64, 0).split()[0]) for fd in self._task_fds.values())
         except (OSError, ValueError, IndexError):
             return self._cpu_last
