@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -157,3 +158,15 @@ def test_ctrl_c_stops_every_bot(make_bot: MakeBot) -> None:
     assert "Traceback" not in err
     assert "interrupted" in err
     assert bot_pids(slow) == [], "no bot outlived the interrupted referee"
+
+
+def test_no_docker_engine_names_the_fix() -> None:
+    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+    for args in (["play", RANDOM, RANDOM, "--sandbox", "docker"], ["image", "build"], ["bot", "build", RANDOM]):
+        result = subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=60, env=env)
+        assert_clean_error(result, "no Docker engine answers", "dockerd")
+    auto = subprocess.run(
+        [ARENA, "play", RANDOM, RANDOM, "--set", "rounds=1"], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert auto.returncode == 0, auto.stderr
+    assert "no Docker engine answers: bots run as local processes" in auto.stderr
