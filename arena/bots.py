@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shlex
 import tomllib
 from pathlib import Path
@@ -81,3 +82,18 @@ def _field_message(exc: msgspec.ValidationError) -> str:
         known = ", ".join(Manifest.__struct_fields__)
         return f"unknown field `{field}` (the fields are: {known})"
     return text
+
+
+def content_hash(folder: Path) -> str:
+    """SHA-256 of a bot folder's files (paths, modes and bytes), hidden files excluded:
+    what makes two snapshots, or an image and a folder, the same code."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            continue
+        if path.is_file():
+            digest.update(f"{relative}\0{path.stat().st_mode & 0o111:o}\0".encode())
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+    return digest.hexdigest()

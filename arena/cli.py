@@ -30,6 +30,7 @@ from .replay import ReplayError
 from .sandbox import SandboxName, choose_sandbox
 from .sandbox.base import StartError
 from .sandbox.images import ImageError
+from .store import StoreError
 
 app = typer.Typer(
     help="Six Arena: referee bots written in any language, sandboxed and timed.",
@@ -40,7 +41,15 @@ app = typer.Typer(
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
-USER_ERRORS = (BotError, SettingsError, MatchError, StartError, ReplayError, ImageError)
+USER_ERRORS: tuple[type[Exception], ...] = (
+    BotError,
+    SettingsError,
+    MatchError,
+    StartError,
+    ReplayError,
+    ImageError,
+    StoreError,
+)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -211,37 +220,63 @@ SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 
 @app.command()
 def demo(
-    seed: Annotated[int | None, typer.Option(help="Seed of the deals (random if not given).")] = None,
-    replay: Annotated[Path | None, typer.Option(help="Write the game's replay (JSON lines) here.")] = None,
+    db: Annotated[Path, typer.Option("--db", help="The arena's database.")] = Path("arena.db"),
+    deals: Annotated[int, typer.Option(help="Deals per table.", min=1)] = 4,
+    sandbox_name: Annotated[str, typer.Option("--sandbox", help="docker, local, or auto.")] = "auto",
 ) -> None:
-    """Play a demo game: the heuristic sample bot against three random ones."""
-    heuristic, rand = SAMPLE_BOTS / "heuristic", SAMPLE_BOTS / "random"
-    if not heuristic.is_dir():
+    """A small demo tournament of the sample bots, then the leaderboard of every game stored."""
+    if not (SAMPLE_BOTS / "heuristic").is_dir():
         fail(f"{SAMPLE_BOTS}: the sample bots are not here (run the demo from a checkout of Six Arena)")
-    play([heuristic, rand, rand, rand], seed=seed, replay=replay)
+    from .cli_tournaments import leaderboard_cmd, tournament_run
+
+    bots = [str(SAMPLE_BOTS / name) for name in ("heuristic", "random", "lowest")]
+    tournament_run(bots, table_size=3, deals=deals, db=db, sandbox_name=sandbox_name, move_time=1.0, time_bank=10.0)
+    console.print("\n[bold]Every game in the database:[/]")
+    leaderboard_cmd(db=db)
+
+
+DbOption = Annotated[Path, typer.Option("--db", help="The arena's database.")]
+DEFAULT_DB = Path("arena.db")
 
 
 @app.command("replay")
 def replay_cmd(
-    file: Annotated[Path, typer.Argument(help="A replay file written by `arena play --replay`.")],
+    source: Annotated[
+        str, typer.Argument(help="A replay file, or the id of a stored game (`arena games`).", metavar="FILE|GAME_ID")
+    ],
     round_: Annotated[int | None, typer.Option("--round", help="Start at this round.", min=1)] = None,
     turn: Annotated[int | None, typer.Option(help="Start at this turn of the round.", min=1)] = None,
     step: Annotated[bool, typer.Option(help="Wait for Enter between turns (q to quit).")] = False,
+    db: DbOption = DEFAULT_DB,
 ) -> None:
     """Re-simulate a logged game through the rules and show it turn by turn."""
     from . import replay as replay_files
 
     with user_errors():
-        lines = replay_files.read(file)
+        if source.isdigit() and not Path(source).exists():
+            name = f"game {source}"
+            lines = replay_files.loads(open_store(db).replay(int(source)), name)
+        else:
+            name = source
+            lines = replay_files.read(source)
         header = lines[0]
         assert isinstance(header, replay_files.Header)
-        steps = list(replay_files.verify(lines, str(file)))
+        steps = list(replay_files.verify(lines, name))
         render = RENDERERS[header.game]
         render.show_replay(console, lines, steps, round_, turn, step if sys.stdin.isatty() else False)
 
 
+def open_store(db: Path, must_exist: bool = True) -> Any:
+    """The database at ``db``; a missing one is an error where it must already exist."""
+    from .store import Store
+
+    if must_exist and not db.exists():
+        fail(f"{db}: no such database (a tournament creates it; --db names another)")
+    return Store(db)
+
+
 image_app = typer.Typer(help="The base image bots run on (Docker).", no_args_is_help=True)
-bot_app = typer.Typer(help="Bots: build their images.", no_args_is_help=True)
+bot_app = typer.Typer(help="Bots: store them, list them, build their images.", no_args_is_help=True)
 app.add_typer(image_app, name="image")
 app.add_typer(bot_app, name="bot")
 
@@ -277,5 +312,31 @@ def bot_build(
         images.build_bot(client, bot, force=force, progress=console.print)
 
 
+@bot_app.command("add")
+def bot_add(
+    bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Store an immutable snapshot of a bot under its name and version."""
+    with user_errors():
+        stored = open_store(db, must_exist=False).add_bot(bot_dir)
+        console.print(f"stored {stored.ref} (hash {stored.hash[:12]}) in {db}")
+
+
+@bot_app.command("list")
+def bot_list(db: DbOption = DEFAULT_DB) -> None:
+    """The bots stored in the database."""
+    with user_errors():
+        bots = open_store(db).list_bots()
+        table = Table(title=f"Bots in {db}")
+        for column in ("bot", "version", "language", "games", "hash", "added"):
+            table.add_column(column)
+        for b in bots:
+            table.add_row(b.name, b.version, b.language, ", ".join(b.games), b.hash[:12], b.added)
+        console.print(table)
+
+
 def main() -> None:
+    from . import cli_tournaments  # noqa: F401  (registers its commands on the app)
+
     app()

@@ -113,6 +113,7 @@ class GameResult(msgspec.Struct, frozen=True):
     ranks: list[int]
     statuses: list[SeatStatus]
     replay: list[Line]
+    rounds: int = 1
 
 
 class MatchResult(msgspec.Struct, frozen=True):
@@ -344,7 +345,7 @@ class _Referee:
             await self._send(seat.player, encode(GameOver(game_no, outcome.scores, ranks)))
         stderr = [s.player.process.take_stderr() if s.player.process else "" for s in seats]
         replay.append(End(outcome.scores, ranks, statuses, stderr))
-        return GameResult(game_no, game_spec, outcome.scores, ranks, statuses, replay)
+        return GameResult(game_no, game_spec, outcome.scores, ranks, statuses, replay, outcome.rounds)
 
     def _publish(self, game_no: int, seats: list[_Seat], events: list[Any], replay: list[Line]) -> None:
         """Log the events, and queue for each seat what it may know of them."""

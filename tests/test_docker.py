@@ -18,10 +18,10 @@ import docker
 import pytest
 import trio
 
-from arena.bots import load_bot
+from arena.bots import content_hash, load_bot
 from arena.replay import DecisionLine, EventsLine
 from arena.sandbox.docker import LABEL, DockerSandbox
-from arena.sandbox.images import ImageError, bot_image, bot_tag, build_bot, content_hash
+from arena.sandbox.images import ImageError, bot_image, bot_tag, build_bot
 
 from .conftest import SAMPLES, MakeBot
 from .test_referee import faults_of, run_match

@@ -38,6 +38,8 @@ class Outcome(msgspec.Struct, frozen=True):
 
     scores: list[int]
     ranks: list[int]
+    rounds: int = 1
+    """Rounds played, for per-round averages."""
 
 
 class Game(Protocol):

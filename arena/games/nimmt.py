@@ -283,4 +283,4 @@ def _end_round(state: State, round_heads: list[int], events: list[Event]) -> tup
 def outcome(state: State) -> Outcome | None:
     if not state.over:
         return None
-    return Outcome(list(state.scores), competition_ranks(state.scores, lower_is_better=True))
+    return Outcome(list(state.scores), competition_ranks(state.scores, lower_is_better=True), state.round)

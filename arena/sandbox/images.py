@@ -9,7 +9,6 @@ inside with the network off, committed under a tag that holds a hash of the fold
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import shlex
@@ -25,7 +24,7 @@ from typing import Any
 import docker
 import docker.errors
 
-from ..bots import Bot
+from ..bots import Bot, content_hash
 
 BASE_VERSION = 1
 BASE_REPOSITORY = "sixarena-base"
@@ -153,20 +152,6 @@ def _trim(rootfs: Path) -> None:
 
 
 # --- bot images -------------------------------------------------------------------------
-
-
-def content_hash(folder: Path) -> str:
-    """SHA-256 of a bot folder's files (paths, modes and bytes), hidden files excluded."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            continue
-        if path.is_file():
-            digest.update(f"{relative}\0{path.stat().st_mode & 0o111:o}\0".encode())
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def bot_tag(bot: Bot, digest: str) -> str:

@@ -1,0 +1,519 @@
+"""The arena's database: bots, tournaments, games and their replays, in one SQLite file.
+
+This is the only module that writes SQL. The schema is versioned (``PRAGMA
+user_version``) and brought up to date by ``MIGRATIONS`` when a file is opened, so an
+old database keeps working. Every finished game is committed on its own, at once: a
+tournament killed at any moment loses nothing it finished and counts nothing twice
+(``UNIQUE (tournament_id, match_no, game_no)``). The file runs in WAL mode, so readers
+(a leaderboard, the web) never block the tournament writing to it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import sqlite3
+import stat
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .bots import Bot, BotError, content_hash, load_bot
+
+MIGRATIONS: list[str] = [
+    # 1: the first schema.
+    """
+    CREATE TABLE bots (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        path TEXT NOT NULL,
+        language TEXT NOT NULL,
+        games TEXT NOT NULL,
+        added TEXT NOT NULL,
+        UNIQUE (name, version)
+    );
+    CREATE TABLE tournaments (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        game TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        config TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created TEXT NOT NULL,
+        finished TEXT
+    );
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+        match_no INTEGER NOT NULL,
+        game_no INTEGER NOT NULL,
+        deal INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        rounds INTEGER NOT NULL,
+        wall_ms REAL NOT NULL,
+        started TEXT NOT NULL,
+        replay BLOB NOT NULL,
+        UNIQUE (tournament_id, match_no, game_no)
+    );
+    CREATE TABLE game_seats (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        seat INTEGER NOT NULL,
+        bot_id INTEGER NOT NULL REFERENCES bots (id),
+        rank INTEGER NOT NULL,
+        score INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        timeouts INTEGER NOT NULL,
+        crashes INTEGER NOT NULL,
+        malformed INTEGER NOT NULL,
+        illegal INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX game_seats_bot ON game_seats (bot_id);
+    CREATE INDEX games_kind ON games (game, variant, tournament_id);
+    CREATE TABLE ratings (
+        scope TEXT NOT NULL,
+        last_game INTEGER NOT NULL,
+        computed TEXT NOT NULL,
+        board TEXT NOT NULL,
+        PRIMARY KEY (scope)
+    );
+    """,
+]
+MIGRATIONS.append(
+    # 2: for leaderboards that answer at once over 100,000 games: each game's seats as
+    # text (bots, ranks, scores, seat by seat) so rating reads one table and no join, and
+    # an index of the few seats with faults.
+    """
+    ALTER TABLE games ADD COLUMN seat_bots TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN seat_ranks TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN seat_scores TEXT NOT NULL DEFAULT '';
+    UPDATE games SET
+        seat_bots = (SELECT group_concat(bot_id) FROM (SELECT bot_id FROM game_seats WHERE game_id = games.id ORDER BY seat)),
+        seat_ranks = (SELECT group_concat(rank) FROM (SELECT rank FROM game_seats WHERE game_id = games.id ORDER BY seat)),
+        seat_scores = (SELECT group_concat(score) FROM (SELECT score FROM game_seats WHERE game_id = games.id ORDER BY seat));
+    CREATE INDEX game_seats_faulty ON game_seats (bot_id) WHERE timeouts + crashes + malformed + illegal > 0;
+    """
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
+
+
+class StoreError(ValueError):
+    """A request the store refuses, with a message that says why and what to do."""
+
+
+class StoredBot(msgspec.Struct, frozen=True):
+    id: int
+    name: str
+    version: str
+    hash: str
+    path: str
+    language: str
+    games: list[str]
+    added: str
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}:{self.version}"
+
+    def load(self) -> Bot:
+        return load_bot(self.path)
+
+
+class Tournament(msgspec.Struct, frozen=True):
+    id: int
+    name: str
+    game: str
+    variant: str
+    settings: dict[str, Any]
+    seed: int
+    config: dict[str, Any]
+    status: str
+    created: str
+    finished: str | None
+
+
+class SeatResult(msgspec.Struct, frozen=True):
+    bot_id: int
+    rank: int
+    score: int
+    status: str
+    faults: dict[str, int]
+
+
+class GameRecord(msgspec.Struct, frozen=True):
+    """A finished game as the tournament hands it to the store."""
+
+    tournament_id: int
+    match_no: int
+    game_no: int
+    deal: int
+    seed: int
+    game: str
+    variant: str
+    rounds: int
+    wall_ms: float
+    started: str
+    seats: list[SeatResult]
+    replay: bytes
+    """The replay's JSON lines."""
+
+
+class GameRow(msgspec.Struct, frozen=True):
+    id: int
+    tournament: str
+    match_no: int
+    game_no: int
+    deal: int
+    game: str
+    variant: str
+    rounds: int
+    started: str
+    bots: list[str]
+    scores: list[int]
+    ranks: list[int]
+    statuses: list[str]
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """One open database (default ``arena.db``), with bot snapshots in ``<db>-bots/``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise StoreError(f"{path}: is a folder, not a database file")
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{path}: cannot open the database ({exc}): is another arena changing it?") from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not an arena database ({exc})") from None
+        self.snapshots = self.path.with_name(f"{self.path.stem}-bots")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: schema version {version} is newer than this arena's ({SCHEMA_VERSION})")
+        for number in range(version, SCHEMA_VERSION):
+            # One transaction per step: a migration is applied whole or not at all.
+            self.db.executescript(f"BEGIN; {MIGRATIONS[number]}; PRAGMA user_version = {number + 1}; COMMIT;")
+
+    def _transaction(self) -> Any:
+        return _Transaction(self.db)
+
+    # --- bots ------------------------------------------------------------------------
+
+    def add_bot(self, folder: str | Path) -> StoredBot:
+        """Store an immutable snapshot of a bot folder under its name and version.
+
+        The same code again is a no-op; other code under a stored name and version is
+        refused: a new version is a new entry, so every rating refers to exact code.
+        """
+        bot = load_bot(folder)
+        digest = content_hash(bot.path)
+        existing = self._bot_row("name = ? AND version = ?", (bot.name, bot.version))
+        if existing is not None:
+            if existing.hash != digest:
+                raise StoreError(
+                    f"{folder}: {bot.name} {bot.version} is already stored with other code"
+                    f" (hash {existing.hash[:12]}, this folder {digest[:12]}): raise `version` in bot.toml"
+                )
+            return existing
+        target = self.snapshots / f"{bot.name}-{bot.version}-{digest[:12]}"
+        if not target.exists():
+            self.snapshots.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(target.name + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)
+            shutil.copytree(bot.path, partial, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+            _read_only(partial)
+            partial.rename(target)
+        with self._transaction():
+            cursor = self.db.execute(
+                "INSERT INTO bots (name, version, hash, path, language, games, added) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    bot.name,
+                    bot.version,
+                    digest,
+                    str(target),
+                    bot.manifest.language,
+                    json.dumps(bot.manifest.games),
+                    now(),
+                ),
+            )
+        stored = self._bot_row("id = ?", (cursor.lastrowid,))
+        assert stored is not None
+        return stored
+
+    def get_bot(self, ref: str) -> StoredBot:
+        """A stored bot by ``NAME`` (its latest version) or ``NAME:VERSION``."""
+        name, _, version = ref.partition(":")
+        if version:
+            found = self._bot_row("name = ? AND version = ?", (name, version))
+        else:
+            found = self._bot_row("name = ? ORDER BY id DESC LIMIT 1", (name,))
+        if found is None:
+            raise StoreError(f"no bot {ref!r} in {self.path} (`arena bot list` shows them; a folder path adds one)")
+        return found
+
+    def resolve_bot(self, ref: str) -> StoredBot:
+        """A folder (added on the fly) or a stored ``NAME[:VERSION]``."""
+        if Path(ref).is_dir():
+            return self.add_bot(ref)
+        if "/" in ref or Path(ref).exists():
+            raise BotError(f"{ref}: no such bot folder")
+        return self.get_bot(ref)
+
+    def list_bots(self) -> list[StoredBot]:
+        return self._bot_rows("1 ORDER BY name, id", ())
+
+    def bot_names(self) -> dict[int, str]:
+        return {row[0]: f"{row[1]}:{row[2]}" for row in self.db.execute("SELECT id, name, version FROM bots")}
+
+    def _bot_row(self, where: str, args: Sequence[Any]) -> StoredBot | None:
+        rows = self._bot_rows(where, args)
+        return rows[0] if rows else None
+
+    def _bot_rows(self, where: str, args: Sequence[Any]) -> list[StoredBot]:
+        query = f"SELECT id, name, version, hash, path, language, games, added FROM bots WHERE {where}"
+        return [
+            StoredBot(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in self.db.execute(query, args)
+        ]
+
+    # --- tournaments -----------------------------------------------------------------
+
+    def create_tournament(
+        self, name: str, game: str, variant: str, settings: dict[str, Any], seed: int, config: dict[str, Any]
+    ) -> Tournament:
+        if self.get_tournament(name) is not None:
+            raise StoreError(f"a tournament named {name!r} exists: --resume finishes it, or choose another --name")
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO tournaments (name, game, variant, settings, seed, config, status, created)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+                (name, game, variant, json.dumps(settings), seed, json.dumps(config), now()),
+            )
+        found = self.get_tournament(name)
+        assert found is not None
+        return found
+
+    def get_tournament(self, name: str) -> Tournament | None:
+        row = self.db.execute(
+            "SELECT id, name, game, variant, settings, seed, config, status, created, finished"
+            " FROM tournaments WHERE name = ?",
+            (name,),
+        ).fetchone()
+        if row is None:
+            return None
+        return Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], json.loads(row[6]), *row[7:])
+
+    def tournament_names(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY id")]
+
+    def set_status(self, tournament_id: int, status: str) -> None:
+        finished = now() if status == "finished" else None
+        with self._transaction():
+            self.db.execute(
+                "UPDATE tournaments SET status = ?, finished = ? WHERE id = ?", (status, finished, tournament_id)
+            )
+
+    # --- games -----------------------------------------------------------------------
+
+    def save_game(self, record: GameRecord) -> int:
+        """Commit one finished game, its seats and its replay, all or nothing."""
+        with self._transaction():
+            cursor = self.db.execute(
+                "INSERT INTO games (tournament_id, match_no, game_no, deal, seed, game, variant, players, rounds,"
+                " wall_ms, started, replay, seat_bots, seat_ranks, seat_scores)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.tournament_id,
+                    record.match_no,
+                    record.game_no,
+                    record.deal,
+                    record.seed,
+                    record.game,
+                    record.variant,
+                    len(record.seats),
+                    record.rounds,
+                    record.wall_ms,
+                    record.started,
+                    zlib.compress(record.replay, 6),
+                    ",".join(str(seat.bot_id) for seat in record.seats),
+                    ",".join(str(seat.rank) for seat in record.seats),
+                    ",".join(str(seat.score) for seat in record.seats),
+                ),
+            )
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            self.db.executemany(
+                "INSERT INTO game_seats (game_id, seat, bot_id, rank, score, status, timeouts, crashes, malformed,"
+                " illegal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        game_id,
+                        seat,
+                        s.bot_id,
+                        s.rank,
+                        s.score,
+                        s.status,
+                        *(s.faults.get(k, 0) for k in FAULT_KINDS),
+                    )
+                    for seat, s in enumerate(record.seats)
+                ],
+            )
+        return game_id
+
+    def done_games(self, tournament_id: int) -> set[tuple[int, int]]:
+        query = "SELECT match_no, game_no FROM games WHERE tournament_id = ?"
+        return {(m, g) for m, g in self.db.execute(query, (tournament_id,))}
+
+    def count_games(self, tournament_id: int | None = None) -> int:
+        if tournament_id is None:
+            return int(self.db.execute("SELECT count(*) FROM games").fetchone()[0])
+        return int(
+            self.db.execute("SELECT count(*) FROM games WHERE tournament_id = ?", (tournament_id,)).fetchone()[0]
+        )
+
+    def games(self, tournament: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRow]:
+        where, args = "1", []
+        if tournament is not None:
+            where, args = "t.name = ?", [tournament]
+        rows = self.db.execute(
+            f"""SELECT g.id, t.name, g.match_no, g.game_no, g.deal, g.game, g.variant, g.rounds, g.started,
+                       group_concat(b.name || ':' || b.version, char(31)), group_concat(s.score), group_concat(s.rank),
+                       group_concat(s.status)
+                FROM games g JOIN tournaments t ON t.id = g.tournament_id
+                JOIN (SELECT * FROM game_seats ORDER BY game_id, seat) s ON s.game_id = g.id
+                JOIN bots b ON b.id = s.bot_id
+                WHERE {where} GROUP BY g.id ORDER BY g.id LIMIT ? OFFSET ?""",
+            (*args, limit, offset),
+        )
+        return [
+            GameRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                r[7],
+                r[8],
+                r[9].split("\x1f"),
+                [int(x) for x in r[10].split(",")],
+                [int(x) for x in r[11].split(",")],
+                r[12].split(","),
+            )
+            for r in rows
+        ]
+
+    def replay(self, game_id: int) -> bytes:
+        row = self.db.execute("SELECT replay FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no game {game_id} in {self.path} (`arena games` lists them)")
+        return zlib.decompress(row[0])
+
+    def results(self, game: str | None, variant: str | None, tournament: str | None) -> list[tuple[Any, ...]]:
+        """Per game: ``(tournament, match, deal, rounds, bots, ranks, scores)``, the last three
+        as comma-separated text seat by seat: what ratings and totals are computed from."""
+        where, args = _scope(game, variant, tournament)
+        return self.db.execute(
+            f"""SELECT g.tournament_id, g.match_no, g.deal, g.rounds, g.seat_bots, g.seat_ranks, g.seat_scores
+                FROM games g {_join_tournaments(tournament)} WHERE {where}""",
+            args,
+        ).fetchall()
+
+    def fault_totals(self, game: str | None, variant: str | None, tournament: str | None) -> dict[int, tuple[int, ...]]:
+        """Per bot with any fault: timeouts, crashes, malformed lines, illegal answers."""
+        where, args = _scope(game, variant, tournament)
+        rows = self.db.execute(
+            f"""SELECT s.bot_id, sum(s.timeouts), sum(s.crashes), sum(s.malformed), sum(s.illegal)
+                FROM game_seats s JOIN games g ON g.id = s.game_id {_join_tournaments(tournament)}
+                WHERE s.timeouts + s.crashes + s.malformed + s.illegal > 0 AND {where} GROUP BY s.bot_id""",
+            args,
+        )
+        return {row[0]: tuple(row[1:]) for row in rows}
+
+    def last_game_id(self) -> int:
+        return int(self.db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
+
+    def cached_board(self, scope: str, last_game: int) -> str | None:
+        row = self.db.execute(
+            "SELECT board FROM ratings WHERE scope = ? AND last_game = ?", (scope, last_game)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def cache_board(self, scope: str, last_game: int, board: str) -> None:
+        with self._transaction():
+            self.db.execute(
+                "INSERT OR REPLACE INTO ratings (scope, last_game, computed, board) VALUES (?, ?, ?, ?)",
+                (scope, last_game, now(), board),
+            )
+
+
+def _scope(game: str | None, variant: str | None, tournament: str | None) -> tuple[str, list[Any]]:
+    clauses, args = ["1"], []
+    for column, value in (("g.game", game), ("g.variant", variant), ("t.name", tournament)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            args.append(value)
+    return " AND ".join(clauses), args
+
+
+def _join_tournaments(tournament: str | None) -> str:
+    return "" if tournament is None else "JOIN tournaments t ON t.id = g.tournament_id"
+
+
+def _read_only(folder: Path) -> None:
+    """Snapshots are immutable: readable (and enterable) by all, writable by none."""
+    for path in [folder, *folder.rglob("*")]:
+        mode = path.stat().st_mode
+        path.chmod((mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+        if path.is_dir():
+            path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK if anything failed (also on Ctrl-C).
+    Inside a transaction already open, it joins it and leaves the ending to its owner."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.owner = False
+
+    def __enter__(self) -> None:
+        if not self.db.in_transaction:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.owner = True
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if self.owner and self.db.in_transaction:
+            self.db.execute("ROLLBACK" if kind is not None else "COMMIT")

@@ -1,0 +1,152 @@
+"""Running a tournament: the schedule's matches, several at once, each game stored as it ends.
+
+Matches run concurrently (at most ``concurrency`` at a time) and share the machine's
+thinking slots (one per core), so fair time holds across all of them. A game is
+committed the moment it ends; a resumed tournament plays only the games the database
+does not hold, from the same schedule and the same deal seeds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import msgspec
+import trio
+
+from . import replay as replay_files
+from .referee import GameResult, MatchSpec, Observer, TimeLimits, play_match
+from .sandbox.base import Sandbox
+from .schedule import Match, round_robin
+from .store import FAULT_KINDS, GameRecord, SeatResult, Store, StoredBot, Tournament
+
+
+class TournamentConfig(msgspec.Struct, frozen=True):
+    """What, besides game, settings and seed, defines a tournament (stored with it)."""
+
+    bots: list[str]
+    """``name:version`` of each bot, in order."""
+    table_size: int
+    deals: int
+    limits: TimeLimits = TimeLimits()
+    fair_time: bool = True
+
+
+class Progress:
+    """What the runner reports as it goes (the CLI draws it)."""
+
+    def started(self, total: int, done: int) -> None:
+        pass
+
+    def game_stored(self, result: GameResult, bots: list[StoredBot]) -> None:
+        pass
+
+
+def schedule_of(tournament: Tournament, config: TournamentConfig) -> list[Match]:
+    return round_robin(len(config.bots), config.table_size, config.deals, tournament.seed)
+
+
+async def run_tournament(
+    store: Store,
+    tournament: Tournament,
+    bots: list[StoredBot],
+    sandbox: Sandbox,
+    concurrency: int,
+    progress: Progress | None = None,
+) -> int:
+    """Play every game of the tournament not yet stored; return how many were played."""
+    config = msgspec.convert(tournament.config, TournamentConfig)
+    progress = progress or Progress()
+    schedule = schedule_of(tournament, config)
+    done = store.done_games(tournament.id)
+    total = sum(len(m.games) for m in schedule)
+    progress.started(total, len(done))
+    loaded = [bot.load() for bot in bots]
+    slots = trio.Semaphore(os.cpu_count() or 1)
+    matches = trio.CapacityLimiter(max(1, concurrency))
+    played = 0
+
+    async def run(match: Match) -> None:
+        nonlocal played
+        remaining = [i for i in range(len(match.games)) if (match.match_no, i) not in done]
+        if not remaining:
+            return
+        async with matches:
+            observer = _Recorder(store, tournament, match, remaining, bots, progress)
+            spec = MatchSpec(
+                tournament.game,
+                tournament.settings,
+                [loaded[b] for b in match.bots],
+                [match.games[i] for i in remaining],
+                config.limits,
+                fair_time=config.fair_time,
+            )
+            await play_match(spec, sandbox, observer, slots if config.fair_time else None)
+            played += observer.stored
+
+    async with trio.open_nursery() as nursery:
+        for match in schedule:
+            nursery.start_soon(run, match)
+    if store.count_games(tournament.id) == total:
+        store.set_status(tournament.id, "finished")
+    return played
+
+
+class _Recorder(Observer):
+    """Stores each game of a match the moment it ends."""
+
+    def __init__(
+        self,
+        store: Store,
+        tournament: Tournament,
+        match: Match,
+        remaining: list[int],
+        bots: list[StoredBot],
+        progress: Progress,
+    ) -> None:
+        self.store = store
+        self.tournament = tournament
+        self.match = match
+        self.remaining = remaining
+        self.match_bots = [bots[b] for b in match.bots]
+        self.progress = progress
+        self.stored = 0
+        self.clock = time.perf_counter()
+
+    def game_over(self, result: GameResult) -> None:
+        game_no = self.remaining[result.game_no]
+        elapsed = time.perf_counter() - self.clock
+        self.clock = time.perf_counter()
+        header = result.replay[0]
+        assert isinstance(header, replay_files.Header)
+        seats = []
+        for seat, bot_index in enumerate(result.spec.seats):
+            status = result.statuses[seat]
+            faults = {kind: sum(1 for f in status.faults if f.kind == kind) for kind in FAULT_KINDS}
+            seats.append(
+                SeatResult(
+                    self.match_bots[bot_index].id, result.ranks[seat], result.scores[seat], status.status, faults
+                )
+            )
+        record = GameRecord(
+            tournament_id=self.tournament.id,
+            match_no=self.match.match_no,
+            game_no=game_no,
+            deal=self.match.deals[game_no],
+            seed=result.spec.seed,
+            game=self.tournament.game,
+            variant=self.tournament.variant,
+            rounds=result.rounds,
+            wall_ms=round(elapsed * 1000, 1),
+            started=header.started,
+            seats=seats,
+            replay=replay_files.dumps(result.replay),
+        )
+        self.store.save_game(record)
+        self.stored += 1
+        self.progress.game_stored(result, [self.match_bots[b] for b in result.spec.seats])
+
+
+def variant_of(settings: dict[str, Any]) -> str:
+    return str(settings.get("variant", "standard"))
