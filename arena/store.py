@@ -198,7 +198,9 @@ class Store:
         if self.path.is_dir():
             raise StoreError(f"{path}: is a folder, not a database file")
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            # One thread at a time, but not always the same one (a tournament writes from a
+            # worker thread while its event loop runs).
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")

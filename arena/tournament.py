@@ -65,6 +65,7 @@ async def run_tournament(
     loaded = [bot.load() for bot in bots]
     slots = trio.Semaphore(os.cpu_count() or 1)
     matches = trio.CapacityLimiter(max(1, concurrency))
+    writer = _Writer(store)
     played = 0
 
     async def run(match: Match) -> None:
@@ -73,7 +74,7 @@ async def run_tournament(
         if not remaining:
             return
         async with matches:
-            observer = _Recorder(store, tournament, match, remaining, bots, progress)
+            observer = _Recorder(writer, tournament, match, remaining, bots, progress)
             spec = MatchSpec(
                 tournament.game,
                 tournament.settings,
@@ -85,27 +86,55 @@ async def run_tournament(
             await play_match(spec, sandbox, observer, slots if config.fair_time else None)
             played += observer.stored
 
-    async with trio.open_nursery() as nursery:
-        for match in schedule:
-            nursery.start_soon(run, match)
+    async with trio.open_nursery() as outer:
+        outer.start_soon(writer.run)
+        try:
+            async with trio.open_nursery() as nursery:
+                for match in schedule:
+                    nursery.start_soon(run, match)
+        finally:
+            writer.close()  # the writer stores what is queued, then ends (also on Ctrl-C)
     if store.count_games(tournament.id) == total:
         store.set_status(tournament.id, "finished")
     return played
 
 
+class _Writer:
+    """Stores finished games in a worker thread, in the order they end, so that writing
+    never holds up the referee's event loop (and so the bots' clocks)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._send, self._receive = trio.open_memory_channel[tuple[GameRecord, list[replay_files.Line]]](float("inf"))
+
+    def put(self, record: GameRecord, replay: list[replay_files.Line]) -> None:
+        self._send.send_nowait((record, replay))
+
+    def close(self) -> None:
+        self._send.close()
+
+    async def run(self) -> None:
+        with trio.CancelScope(shield=True):  # a finished game is never dropped
+            async for record, replay in self._receive:
+                await trio.to_thread.run_sync(self._save, record, replay)
+
+    def _save(self, record: GameRecord, replay: list[replay_files.Line]) -> None:
+        self.store.save_game(msgspec.structs.replace(record, replay=replay_files.dumps(replay)))
+
+
 class _Recorder(Observer):
-    """Stores each game of a match the moment it ends."""
+    """Hands each game of a match to the writer the moment it ends."""
 
     def __init__(
         self,
-        store: Store,
+        writer: _Writer,
         tournament: Tournament,
         match: Match,
         remaining: list[int],
         bots: list[StoredBot],
         progress: Progress,
     ) -> None:
-        self.store = store
+        self.writer = writer
         self.tournament = tournament
         self.match = match
         self.remaining = remaining
@@ -141,9 +170,9 @@ class _Recorder(Observer):
             wall_ms=round(elapsed * 1000, 1),
             started=header.started,
             seats=seats,
-            replay=replay_files.dumps(result.replay),
+            replay=b"",
         )
-        self.store.save_game(record)
+        self.writer.put(record, result.replay)
         self.stored += 1
         self.progress.game_stored(result, [self.match_bots[b] for b in result.spec.seats])
 

@@ -54,6 +54,11 @@ class _Scope(msgspec.Struct):
     per_round: Any
 
 
+def _numbers(texts: Any, dtype: Any) -> Any:
+    """Comma-separated numbers, many texts, one array (numpy parses them in C)."""
+    return np.fromstring(",".join(texts), dtype=dtype, sep=",")
+
+
 def _load(store: Store, game: str | None, variant: str | None, tournament: str | None) -> _Scope | None:
     rows = store.results(game, variant, tournament)
     if not rows:
@@ -61,9 +66,9 @@ def _load(store: Store, game: str | None, variant: str | None, tournament: str |
     keys = np.array([(t << 40) | (m << 20) | d for t, m, d, *_ in rows], dtype=np.int64)
     rounds = np.array([max(r[3], 1) for r in rows], dtype=np.float64)
     seats = np.array([r[4].count(",") + 1 for r in rows], dtype=np.int64)
-    bots = np.array(",".join(r[4] for r in rows).split(","), dtype=np.int64)
-    ranks = np.array(",".join(r[5] for r in rows).split(","), dtype=np.int64)
-    scores = np.array(",".join(r[6] for r in rows).split(","), dtype=np.float64)
+    bots = _numbers((r[4] for r in rows), np.int64)
+    ranks = _numbers((r[5] for r in rows), np.int64)
+    scores = _numbers((r[6] for r in rows), np.float64)
     bot_ids, seat_bot = np.unique(bots, return_inverse=True)
     _, group = np.unique(keys, return_inverse=True)
     starts = np.cumsum(seats) - seats
