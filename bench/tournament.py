@@ -117,7 +117,7 @@ def big_leaderboard(games: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--sandbox", choices=["local", "docker", "both"], default="both")
     parser.add_argument("--games", type=int, default=100_000)
     args = parser.parse_args()
