@@ -102,6 +102,47 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
     return settings
 
 
+def game_settings(pairs: list[str], variant: str | None, settings_file: Path | None) -> dict[str, Any]:
+    """Settings from a file (TOML or JSON), then ``--variant``, then ``--set`` on top."""
+    import tomllib
+
+    import msgspec
+
+    settings: dict[str, Any] = {}
+    if settings_file is not None:
+        try:
+            text = settings_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            fail(f"{settings_file}: cannot read the settings file: {exc.strerror}")
+        try:
+            loaded = msgspec.json.decode(text) if settings_file.suffix == ".json" else tomllib.loads(text)
+        except (msgspec.DecodeError, tomllib.TOMLDecodeError) as exc:
+            fail(f"{settings_file}: not valid {'JSON' if settings_file.suffix == '.json' else 'TOML'}: {exc}")
+        if not isinstance(loaded, dict):
+            fail(f"{settings_file}: settings must be a table of KEY = VALUE")
+        settings.update(loaded)
+    if variant is not None:
+        settings["variant"] = variant
+    settings.update(parse_sets(pairs))
+    return settings
+
+
+def check_games(bots: list[Bot], game: str) -> None:
+    """Seat no bot in a game its manifest does not list: say so before anything starts."""
+    for bot in bots:
+        if game not in bot.manifest.games:
+            listed = ", ".join(bot.manifest.games) or "no game"
+            fail(f"{bot.path}: {bot.name} does not play {game} (its bot.toml lists {listed})")
+
+
+VariantOption = Annotated[
+    str | None, typer.Option(help="6 nimmt!: standard, tactical, logical or professional.", show_default=False)
+]
+SettingsFileOption = Annotated[
+    Path | None, typer.Option("--settings", help="Game settings from a TOML or JSON file.", show_default=False)
+]
+
+
 class LivePrinter(Observer):
     """Prints each finished round of a game as it happens."""
 
@@ -185,12 +226,15 @@ def play(
     sandbox_name: Annotated[
         str, typer.Option("--sandbox", help="docker, local, or auto (docker when an engine answers).")
     ] = "auto",
+    variant: VariantOption = None,
+    settings_file: SettingsFileOption = None,
 ) -> None:
     """Play one game between bots and print each round and the final standings."""
     with user_errors():
         bots = [load_bot(d) for d in bot_dirs]
         rules = get_game(game)
-        settings = parse_sets(set_)
+        check_games(bots, game)
+        settings = game_settings(set_, variant, settings_file)
         rules.parse_settings(settings, len(bots))
         seed = random.randrange(2**31) if seed is None else seed
         limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000))

@@ -18,13 +18,16 @@ from rich.table import Table
 from .cli import (
     DEFAULT_DB,
     DbOption,
+    SettingsFileOption,
+    VariantOption,
     app,
+    check_games,
     console,
     err_console,
     fail,
+    game_settings,
     open_sandbox,
     open_store,
-    parse_sets,
     prepare,
     user_errors,
     warn_about,
@@ -99,6 +102,8 @@ def tournament_run(
     set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
     move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Extra seconds per game for moves that overrun.", min=0.0)] = 10.0,
+    variant: VariantOption = None,
+    settings_file: SettingsFileOption = None,
 ) -> None:
     """Run a round robin: every table of K bots plays D deals, each once per seat rotation."""
     with user_errors():
@@ -124,8 +129,9 @@ def tournament_run(
             size = table_size or min(len(stored), 10)
             if size > len(stored):
                 fail(f"--table-size {size} is more than the {len(stored)} bots")
-            settings = parse_sets(set_)
+            settings = game_settings(set_, variant, settings_file)
             rules = get_game(game)
+            check_games([b.load() for b in stored], game)
             parsed = msgspec.to_builtins(rules.parse_settings(settings, size))
             limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000))
             config = TournamentConfig([b.ref for b in stored], size, deals, limits)
@@ -172,7 +178,7 @@ def leaderboard_cmd(
     los: Annotated[bool, typer.Option("--los", help="Also print the likelihood-of-superiority matrix.")] = False,
 ) -> None:
     """Elo ratings with 95% intervals over every stored game (or one tournament)."""
-    from leaderboard.board import leaderboard, los_matrix, render_csv, render_json, render_los, render_table
+    from leaderboard.board import leaderboard, los_matrix, render_csv, render_los, render_table
 
     with user_errors():
         if format_ not in ("table", "json", "csv"):
@@ -180,17 +186,32 @@ def leaderboard_cmd(
         store = open_store(db)
         if tournament is not None and store.get_tournament(tournament) is None:
             fail(f"no tournament {tournament!r} in {db}")
-        name, variant = (game.split("/", 1) + [None])[:2] if game else (None, None)
-        rows = leaderboard(store, name, variant, tournament)
-        if format_ == "json":
-            print(render_json(rows))
-        elif format_ == "csv":
-            print(render_csv(rows), end="")
+        if game:
+            name, _, chosen = game.partition("/")
+            kinds = [(g, v) for g, v in store.kinds(tournament) if g == name and (not chosen or v == chosen)]
+            if not kinds:
+                fail(f"no games of {game} stored" + (f" in tournament {tournament}" if tournament else ""))
         else:
-            console.print(render_table(rows, "Leaderboard" + (f": {tournament}" if tournament else "")))
+            kinds = store.kinds(tournament)
+        boards = {f"{g}/{v}": leaderboard(store, g, v, tournament) for g, v in kinds}
+        if format_ == "json":
+            print(msgspec.json.format(msgspec.json.encode(boards).decode(), indent=2))
+        elif format_ == "csv":
+            print("game," + render_csv([]).splitlines()[0])
+            for kind, rows in boards.items():
+                for line in render_csv(rows).splitlines()[1:]:
+                    print(f"{kind},{line}")
+        else:
+            for kind, rows in boards.items():
+                console.print(
+                    render_table(rows, f"Leaderboard {kind}" + (f", tournament {tournament}" if tournament else ""))
+                )
+            if not boards:
+                err_console.print("no games stored yet")
         if los:
-            bots, matrix = los_matrix(store, name, variant, tournament)
-            console.print(render_los(bots, matrix))
+            for g, v in kinds:
+                bots, matrix = los_matrix(store, g, v, tournament)
+                console.print(render_los(bots, matrix))
 
 
 @app.command("games")

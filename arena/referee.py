@@ -200,6 +200,10 @@ class _Referee:
         self.request_id = 0
         if not spec.games:
             raise MatchError("a match needs at least one game")
+        for bot in spec.bots:
+            if spec.game not in bot.manifest.games:
+                listed = ", ".join(bot.manifest.games) or "no game"
+                raise MatchError(f"{bot.name} ({bot.path}) does not play {spec.game}: its bot.toml lists {listed}")
         self.seat_count = len(spec.games[0].seats)
         for g in spec.games:
             if len(g.seats) != self.seat_count or sorted(g.seats) != list(range(len(spec.bots))):

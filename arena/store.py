@@ -464,6 +464,12 @@ class Store:
         )
         return {row[0]: tuple(row[1:]) for row in rows}
 
+    def kinds(self, tournament: str | None = None) -> list[tuple[str, str]]:
+        """The (game, variant) pairs with stored games: each is rated on its own."""
+        where, args = _scope(None, None, tournament)
+        query = f"SELECT DISTINCT g.game, g.variant FROM games g {_join_tournaments(tournament)} WHERE {where} ORDER BY 1, 2"
+        return [(r[0], r[1]) for r in self.db.execute(query, args)]
+
     def last_game_id(self) -> int:
         return int(self.db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
 

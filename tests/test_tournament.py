@@ -145,12 +145,13 @@ def test_tournament_stores_every_game_and_rates(tmp_path: Path, make_bot: MakeBo
             lines = replay.loads(store.replay(row.id))
             assert list(replay.verify(lines)), "every stored replay re-simulates"
     board = arena("leaderboard", "--db", str(db), "--format", "json")
-    rows = json.loads(board.stdout)
+    rows = json.loads(board.stdout)["nimmt/standard"]
     assert {r["bot"] for r in rows} == {"heuristic:1.0.0", "random:1.0.0", "lowest:0.1"}
     assert all(r["games"] == 6 for r in rows)
     assert all(r["low"] <= r["elo"] <= r["high"] for r in rows)
     csv_out = arena("leaderboard", "--db", str(db), "--format", "csv").stdout.splitlines()
-    assert csv_out[0].startswith("rank,bot,elo,low,high,games,wins")
+    assert csv_out[0].startswith("game,rank,bot,elo,low,high,games,wins")
+    assert csv_out[1].startswith("nimmt/standard,1,")
     assert len(csv_out) == 4
     listed = arena("games", "--db", str(db), "--tournament", "cup")
     assert listed.returncode == 0 and listed.stdout.count("cup") >= 6
@@ -231,3 +232,32 @@ def test_bot_add_and_list(tmp_path: Path, make_bot: MakeBot) -> None:
     assert refused.returncode != 0 and "raise `version`" in refused.stderr
     assert "adder" in arena("bot", "list", "--db", db).stdout
     shutil.rmtree(folder)
+
+
+def test_a_bot_that_does_not_list_the_game_is_not_seated(tmp_path: Path, make_bot: MakeBot) -> None:
+    other = make_bot("otherbot", "", games='["sixes"]')
+    for args in (
+        ["play", str(other), str(SAMPLES / "random"), "--sandbox", "local"],
+        ["tournament", "run", str(other), str(SAMPLES / "random"), "--db", str(tmp_path / "x.db"), "--sandbox", "local"],
+    ):
+        result = arena(*args)
+        assert result.returncode != 0
+        assert "otherbot does not play nimmt (its bot.toml lists sixes)" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_settings_from_a_file_and_bad_settings(tmp_path: Path) -> None:
+    good = tmp_path / "short.toml"
+    good.write_text("end_score = 20\n")
+    played = arena("play", str(SAMPLES / "random"), str(SAMPLES / "lowest"), "--settings", str(good), "--sandbox", "local", "--seed", "1")
+    assert played.returncode == 0, played.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text("end_score = = 3\n")
+    for args, needle in (
+        (["--settings", str(bad)], "bad.toml: not valid TOML"),
+        (["--settings", str(tmp_path / "none.toml")], "none.toml: cannot read"),
+        (["--variant", "chess"], "variant"),
+    ):
+        result = arena("play", str(SAMPLES / "random"), str(SAMPLES / "lowest"), "--sandbox", "local", *args)
+        assert result.returncode != 0 and needle in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr

@@ -1,0 +1,61 @@
+"""The layers of docs/design.md hold: what must never depend on what."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME_WORDS = re.compile(r"\b(nimmt|sixes|heads|rows?|cards?|chips|pot|suit)\b", re.IGNORECASE)
+
+
+def imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            found.add(("." * node.level) + (node.module or ""))
+    return found
+
+
+def code_without_docs(path: Path) -> str:
+    """The source with docstrings and comments removed: what the code itself names."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body[0] = ast.Pass()
+    return ast.unparse(tree)
+
+
+def test_the_referee_and_the_layers_under_it_name_no_game() -> None:
+    for module in ["arena/referee.py", "arena/tournament.py", "arena/schedule.py", *map(str, Path("arena/sandbox").glob("*.py"))]:
+        code = code_without_docs(ROOT / module)
+        named = sorted({m.group(0).lower() for m in GAME_WORDS.finditer(code)})
+        assert not named, f"{module} names game things: {named}"
+
+
+def test_games_import_no_layer_above_them() -> None:
+    for path in (ROOT / "arena/games").glob("*.py"):
+        for name in imports(path):
+            assert not name.startswith(("trio", "arena.", "..", "subprocess", "docker", "typer", "rich", "sqlite3")), (
+                f"{path.name} imports {name}"
+            )
+
+
+def test_protocol_imports_nothing_from_arena() -> None:
+    for path in (ROOT / "protocol").glob("*.py"):
+        for name in imports(path):
+            assert not name.startswith("arena"), f"protocol/{path.name} imports {name}"
+
+
+def test_only_the_store_writes_sql() -> None:
+    for path in [*(ROOT / "arena").rglob("*.py"), *(ROOT / "leaderboard").glob("*.py")]:
+        if path.name == "store.py":
+            continue
+        code = code_without_docs(path)
+        assert not re.search(r"\b(INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b", code), f"{path} writes SQL"
+        assert "import sqlite3" not in code, f"{path} talks to SQLite itself"
