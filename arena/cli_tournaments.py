@@ -77,11 +77,11 @@ class LiveProgress(TournamentProgress):
 
     def _draw(self) -> None:
         table = Table(title="top of the table (wins so far)", title_justify="left")
-        for column in ("bot", "games", "wins", "heads/round"):
+        for column in ("bot", "games", "wins", "score/round"):
             table.add_column(column, justify="right" if column != "bot" else "left")
         top = sorted(self.standing.items(), key=lambda kv: (-kv[1][1] / kv[1][0], kv[1][2] / kv[1][0]))[:5]
-        for ref, (games, wins, heads) in top:
-            table.add_row(ref, str(int(games)), f"{wins / games:.0%}", f"{heads / games:.2f}")
+        for ref, (games, wins, per_round) in top:
+            table.add_row(ref, str(int(games)), f"{wins / games:.0%}", f"{per_round / games:.2f}")
         self.live.update(Group(self.bar, table))
 
 

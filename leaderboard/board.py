@@ -138,7 +138,7 @@ def los_matrix(
 
 def render_table(rows: list[Row], title: str = "Leaderboard") -> Table:
     table = Table(title=title)
-    for column in ("#", "bot", "Elo", "95% CI", "games", "wins", "heads/rd", "faults"):
+    for column in ("#", "bot", "Elo", "95% CI", "games", "wins", "score/rd", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
     for r in rows:
         faults = f"{r.faults}" + (
