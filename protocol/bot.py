@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from . import nimmt
+from . import nimmt, sixes
 from .messages import (
     PROTOCOL_VERSION,
     Answer,
@@ -36,7 +36,7 @@ from .messages import (
     encode,
 )
 
-TYPES: dict[str, tuple[Any, Any]] = {nimmt.GAME: (nimmt.View, nimmt.Event)}
+TYPES: dict[str, tuple[Any, Any]] = {nimmt.GAME: (nimmt.View, nimmt.Event), sixes.GAME: (sixes.View, sixes.Event)}
 """The typed view and event union of each game the SDK knows."""
 
 

@@ -136,3 +136,17 @@ async def test_bubblewrap_hides_the_machine(make_bot: MakeBot, tmp_path: Path) -
     assert "bubblewrap" in str(facts["isolation"])
     if os.geteuid() == 0:
         assert facts["uid"] == 65534
+
+
+async def test_a_local_bot_outlives_the_thread_that_started_it() -> None:
+    """Trio starts processes from worker threads that end after 10 s idle; nothing tied
+    to that thread (bubblewrap's --die-with-parent was) may take the bot with it."""
+    from .conftest import ROOT
+
+    async with trio.open_nursery() as nursery:
+        process = await LocalSandbox().start(load_bot(ROOT / "bench/bots/echo"), nursery, 65536)
+        await trio.sleep(12)
+        await process.send(b"still there\n", 1.0)
+        with trio.fail_after(5):
+            assert await process.receive_line() == b"still there"
+        await process.stop()

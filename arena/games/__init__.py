@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import cast
 
-from . import nimmt
+from . import nimmt, sixes
 from .base import Decision, Game, IllegalAnswer, Outcome, SettingsError
 
-GAMES: dict[str, Game] = {nimmt.NAME: cast(Game, nimmt)}
+GAMES: dict[str, Game] = {nimmt.NAME: cast(Game, nimmt), sixes.NAME: cast(Game, sixes)}
 
 __all__ = ["GAMES", "Decision", "Game", "IllegalAnswer", "Outcome", "SettingsError", "get_game"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import nimmt
+from . import nimmt, sixes
 
-RENDERERS: dict[str, ModuleType] = {"nimmt": nimmt}
+RENDERERS: dict[str, ModuleType] = {"nimmt": nimmt, "sixes": sixes}
 
 
 def seat_labels(names: list[str]) -> list[str]:

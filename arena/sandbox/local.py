@@ -269,7 +269,10 @@ class LocalSandbox:
         """The bot's command inside bubblewrap: no network, its own PID namespace, the
         system read-only, and of our files only its folder and the Python SDK."""
         assert self.bwrap is not None
-        wrap = [self.bwrap, "--unshare-all", "--die-with-parent", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # No --die-with-parent: it ties bubblewrap to the thread that started it, and Trio
+        # starts processes from worker threads that end when idle (the bot was killed
+        # ten seconds in). Teardown kills the process group; an orphan sees end of input.
+        wrap = [self.bwrap, "--unshare-all", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         wrap += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
         for name in ("bin", "lib", "lib64", "sbin"):
             top = Path("/") / name
