@@ -3,13 +3,23 @@
 Request kinds:
 
 - ``"play"``: choose the card to play this turn; ``legal`` lists the cards in hand.
-- ``"row"``: the card ``view.card`` is lower than every row's end; choose the row
-  (0-3) to take. ``legal`` is ``[0, 1, 2, 3]``.
+- ``"row"``: the card ``view.card`` is lower than every row's end (professional: no end
+  of any row can take it); choose the row (0-3) to take. ``legal`` is ``[0, 1, 2, 3]``.
+- ``"draft"`` (logical variant only): take one card of ``view.offer`` into your hand;
+  ``legal`` lists the cards on offer, lowest first.
+
+With ``cards_per_turn = 2`` a ``"play"`` answer is a pair ``[a, b]``, ``a < b``: ``legal``
+lists every pair of distinct cards in hand (a seat holding a single card, which only
+shedding allows, answers ``[c]``).
 
 Rounds and turns are numbered from 1. Rows are listed left (first card) to right (end).
+A logical round starts with its draft (``DraftStart``, then one ``Pick`` per card) and
+then a ``RoundStart`` as in every round.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import msgspec
 
@@ -39,7 +49,12 @@ HEADS: tuple[int, ...] = tuple(heads(c) if c else 0 for c in range(DECK_SIZE + 1
 
 
 class View(msgspec.Struct, frozen=True):
-    """All that one seat may see when it is asked to decide."""
+    """All that one seat may see when it is asked to decide.
+
+    During a logical draft ``hand`` holds the seat's picks so far and ``rows`` is empty:
+    the rows are the 4 cards the draft leaves. The fields after ``card`` describe the
+    variant; they have defaults, so a bot built before them still decodes its view.
+    """
 
     seat: int
     players: int
@@ -56,6 +71,27 @@ class View(msgspec.Struct, frozen=True):
     each, the ``[card, seat]`` pairs in placement order."""
     card: int | None = None
     """For a ``"row"`` request: the card being placed."""
+    variant: str = "standard"
+    """``"standard"``, ``"tactical"``, ``"logical"`` or ``"professional"`` (RULES.md §1)."""
+    top_card: int = DECK_SIZE
+    """The highest card in the game: cards ``1..top_card`` exist (10 x players + 4 in the
+    tactical and logical variants, 104 otherwise)."""
+    cards_per_turn: int = 1
+    """Cards each seat plays per turn (1 or 2); with 2, a ``"play"`` answer is a pair."""
+    keep_rows: bool = False
+    """True if the rows stay on the table from one round to the next."""
+    shedding: bool = False
+    """True in the shedding house rule: heads do not count (``scores`` and
+    ``round_heads`` stay 0), taken cards go into the taker's hand, and the game (one
+    deal, ``round`` stays 1) ends after the first turn that leaves a hand empty, or
+    after turn 500; the final scores are the cards left in each hand."""
+    hand_sizes: tuple[int, ...] = ()
+    """Cards each seat holds now, in seat order (they differ only when shedding)."""
+    offer: tuple[int, ...] = ()
+    """For a ``"draft"`` request: the cards still on offer, lowest first."""
+    picks: tuple[tuple[int, int], ...] = ()
+    """Logical variant: this round's draft so far as ``[card, seat]`` pairs in pick order
+    (public, so with ``revealed`` it tells every seat's hand)."""
 
 
 # --- events ----------------------------------------------------------------------------
@@ -64,7 +100,9 @@ class View(msgspec.Struct, frozen=True):
 
 
 class Deal(msgspec.Struct, tag="deal", frozen=True):
-    """A round was dealt. Replay only: every hand is in it, so bots never receive it."""
+    """A round was dealt (logical variant: its draft ended). Replay only: every hand is
+    in it, so bots never receive it. With ``keep_rows`` the rows are those kept from the
+    round before (from round 2 on)."""
 
     round: int
     rows: tuple[tuple[int, ...], ...]
@@ -72,7 +110,8 @@ class Deal(msgspec.Struct, tag="deal", frozen=True):
 
 
 class RoundStart(msgspec.Struct, tag="round_start", frozen=True):
-    """A round was dealt: the starting rows, and (for the receiving seat) its hand."""
+    """A round was dealt (or drafted): the starting rows, and (for the receiving seat)
+    its hand."""
 
     round: int
     rows: tuple[tuple[int, ...], ...]
@@ -88,10 +127,13 @@ class Reveal(msgspec.Struct, tag="reveal", frozen=True):
 
 
 class Place(msgspec.Struct, tag="place", frozen=True):
-    """``card`` of ``seat`` went to ``row``; ``taken`` are the cards it took (if any).
+    """``card`` of ``seat`` went to ``row``; ``taken`` are the cards it took (if any:
+    into the penalty pile, or into the hand when shedding).
 
     ``chosen`` is true when the row was chosen because the card was lower than every
-    row end (rule 5).
+    row end (rule 5; professional: because no end of any row could take it). ``end`` says where the card went: ``"right"`` (after the last
+    card) or, in the professional variant, ``"left"`` (before the first card); a card
+    that takes the row starts it anew either way.
     """
 
     seat: int
@@ -99,6 +141,25 @@ class Place(msgspec.Struct, tag="place", frozen=True):
     row: int
     taken: tuple[int, ...]
     chosen: bool = False
+    end: Literal["right", "left"] = "right"
+
+
+class DraftStart(msgspec.Struct, tag="draft_start", frozen=True):
+    """Logical variant: a round's cards lie face up (``offer``); ``first`` picks first,
+    then the seats after it in turn (wrapping), one card each, until each holds 10."""
+
+    round: int
+    offer: tuple[int, ...]
+    first: int
+
+
+class Pick(msgspec.Struct, tag="pick", frozen=True):
+    """Logical variant: ``seat`` took ``card`` from the offer. After the last pick a
+    ``Deal`` gives the hands and the rows (the 4 cards left, lowest first)."""
+
+    round: int
+    seat: int
+    card: int
 
 
 class RoundEnd(msgspec.Struct, tag="round_end", frozen=True):
@@ -110,10 +171,14 @@ class RoundEnd(msgspec.Struct, tag="round_end", frozen=True):
 
 
 class GameEnd(msgspec.Struct, tag="game_end", frozen=True):
-    """The game ended: final totals and 1-based ranks by the rules (ties share)."""
+    """The game ended: final totals and 1-based ranks by the rules (ties share).
+
+    When shedding, the scores are the cards left in each hand (no ``RoundEnd`` comes
+    before: the game is one deal).
+    """
 
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
 
 
-Event = Deal | RoundStart | Reveal | Place | RoundEnd | GameEnd
+Event = Deal | RoundStart | DraftStart | Pick | Reveal | Place | RoundEnd | GameEnd

@@ -26,13 +26,23 @@ def code_without_docs(path: Path) -> str:
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
             body[0] = ast.Pass()
     return ast.unparse(tree)
 
 
 def test_the_referee_and_the_layers_under_it_name_no_game() -> None:
-    for module in ["arena/referee.py", "arena/tournament.py", "arena/schedule.py", *map(str, Path("arena/sandbox").glob("*.py"))]:
+    for module in [
+        "arena/referee.py",
+        "arena/tournament.py",
+        "arena/schedule.py",
+        *map(str, Path("arena/sandbox").glob("*.py")),
+    ]:
         code = code_without_docs(ROOT / module)
         named = sorted({m.group(0).lower() for m in GAME_WORDS.finditer(code)})
         assert not named, f"{module} names game things: {named}"

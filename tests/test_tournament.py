@@ -238,7 +238,16 @@ def test_a_bot_that_does_not_list_the_game_is_not_seated(tmp_path: Path, make_bo
     other = make_bot("otherbot", "", games='["sixes"]')
     for args in (
         ["play", str(other), str(SAMPLES / "random"), "--sandbox", "local"],
-        ["tournament", "run", str(other), str(SAMPLES / "random"), "--db", str(tmp_path / "x.db"), "--sandbox", "local"],
+        [
+            "tournament",
+            "run",
+            str(other),
+            str(SAMPLES / "random"),
+            "--db",
+            str(tmp_path / "x.db"),
+            "--sandbox",
+            "local",
+        ],
     ):
         result = arena(*args)
         assert result.returncode != 0
@@ -249,7 +258,17 @@ def test_a_bot_that_does_not_list_the_game_is_not_seated(tmp_path: Path, make_bo
 def test_settings_from_a_file_and_bad_settings(tmp_path: Path) -> None:
     good = tmp_path / "short.toml"
     good.write_text("end_score = 20\n")
-    played = arena("play", str(SAMPLES / "random"), str(SAMPLES / "lowest"), "--settings", str(good), "--sandbox", "local", "--seed", "1")
+    played = arena(
+        "play",
+        str(SAMPLES / "random"),
+        str(SAMPLES / "lowest"),
+        "--settings",
+        str(good),
+        "--sandbox",
+        "local",
+        "--seed",
+        "1",
+    )
     assert played.returncode == 0, played.stderr
     bad = tmp_path / "bad.toml"
     bad.write_text("end_score = = 3\n")

@@ -1,4 +1,11 @@
-"""6 nimmt! in the terminal: live round summaries and the replay viewer's pictures."""
+"""6 nimmt! in the terminal: live round summaries and the replay viewer's pictures.
+
+The variants show where they differ: a logical round opens with its draft (who took
+what, lap by lap), a professional card placed before a row's first card says "left
+end", two cards per turn simply reveal two cards a seat, and shedding shows the cards
+taken into a hand and each seat's hand size instead of heads. A standard game looks as
+it always did.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from protocol.nimmt import HEADS, Deal, GameEnd, Place, Reveal, RoundEnd
+from protocol.nimmt import HEADS, Deal, DraftStart, GameEnd, Pick, Place, Reveal, RoundEnd
 
 from ..games.nimmt import State
 from ..replay import (
@@ -49,15 +56,16 @@ def live(events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
     return out
 
 
-def rows_table(rows: Sequence[Sequence[int]], title: str | None = None) -> Table:
+def rows_table(rows: Sequence[Sequence[int]], title: str | None = None, shedding: bool = False) -> Table:
+    """The rows, a card per column, with each row's heads (when shedding: its size)."""
     table = Table(title=title, show_header=False, box=None, pad_edge=False)
     table.add_column("row", style="dim")
     for _ in range(6):
         table.add_column(justify="right", min_width=3)  # a steady grid from turn to turn
     table.add_column("heads", style="dim")
     for i, row in enumerate(rows):
-        heads = sum(HEADS[c] for c in row)
-        table.add_row(f"row {i}", *[card(c) for c in row], *[""] * (6 - len(row)), f"{heads} heads")
+        worth = _count(len(row), "card") if shedding else f"{sum(HEADS[c] for c in row)} heads"
+        table.add_row(f"row {i}", *[card(c) for c in row], *[""] * (6 - len(row)), worth)
     return table
 
 
@@ -88,10 +96,40 @@ class TurnLog:
 
 
 @dataclass
+class DraftLog:
+    """A logical round's draft: the offer, each pick in order, and the decisions."""
+
+    start: DraftStart
+    picks: list[Pick] = field(default_factory=list)
+    decisions: list[Decided] = field(default_factory=list)
+    """One per pick, in the same order."""
+
+
+@dataclass
 class RoundLog:
     deal: Deal
     turns: list[TurnLog] = field(default_factory=list)
     end: RoundEnd | None = None
+    draft: DraftLog | None = None
+    """The draft that made this round's hands and rows (logical variant only)."""
+
+
+@dataclass
+class Facts:
+    """What the viewer draws differently for a game's settings."""
+
+    professional: bool = False
+    shedding: bool = False
+    keep_rows: bool = False
+
+    @classmethod
+    def of(cls, settings: dict[str, Any]) -> Facts:
+        """The facts of a replay header's settings (old replays lack the house rules)."""
+        return cls(
+            professional=settings.get("variant") == "professional",
+            shedding=bool(settings.get("shedding", False)),
+            keep_rows=bool(settings.get("keep_rows", False)),
+        )
 
 
 @dataclass
@@ -101,6 +139,8 @@ class GameLog:
     """Faults logged before the first card was played (a bot that did not start)."""
     rounds: list[RoundLog] = field(default_factory=list)
     end: End | None = None
+    draft: DraftLog | None = None
+    """The latest draft begun; its round takes it when the round's deal comes."""
 
 
 def game_log(lines: Sequence[Line], steps: Sequence[Step]) -> GameLog:
@@ -127,6 +167,9 @@ def game_log(lines: Sequence[Line], steps: Sequence[Step]) -> GameLog:
                     log.before_play.extend(notes)
                     notes = []
                 turn = _add_events(log, step.events, state, turn)
+                if log.draft is not None:  # a pick's decision goes with the draft
+                    log.draft.decisions.extend(d for d in decided if d.line.kind == "draft")
+                    decided = [d for d in decided if d.line.kind != "draft"]
                 if turn is not None:
                     turn.decisions.extend(decided)
                     decided = []
@@ -140,8 +183,14 @@ def _add_events(log: GameLog, events: list[Any], before: State, turn: TurnLog | 
     """File one events line's events under their round and turn; returns the open turn."""
     for event in events:
         match event:
+            case DraftStart():
+                log.draft = DraftLog(event)
+            case Pick():
+                assert log.draft is not None, "a pick before any draft"
+                log.draft.picks.append(event)
             case Deal():
-                log.rounds.append(RoundLog(event))
+                draft = log.draft if log.draft is not None and log.draft.start.round == event.round else None
+                log.rounds.append(RoundLog(event, draft=draft))
             case Reveal():
                 turn = TurnLog(event, before)
                 log.rounds[-1].turns.append(turn)
@@ -187,13 +236,17 @@ def show_replay(
     first_round, first_turn = start_at(log, round_no, turn)
     labels = seat_labels([seat.name for seat in log.header.seats])
     letters = [label.split(" ", 1)[0] for label in labels]
+    facts = Facts.of(log.header.settings)
     _print(console, header_view(log, labels))
     for index, round_log in enumerate(log.rounds[first_round:], first_round):
         skip = first_turn if index == first_round else 0
-        heading = round_heading(round_log, letters) if skip == 0 else resumed_heading(round_log.turns[skip], letters)
+        if skip == 0:
+            heading = round_heading(round_log, letters, facts)
+        else:
+            heading = resumed_heading(round_log.turns[skip], letters, facts.shedding)
         _print(console, heading)
         for turn_log in round_log.turns[skip:]:
-            _print(console, turn_view(turn_log, letters))
+            _print(console, turn_view(turn_log, letters, facts))
             if turn_log is round_log.turns[-1] and round_log.end is not None:
                 console.print()
                 console.print(round_end_table(round_log.end, labels))
@@ -201,7 +254,7 @@ def show_replay(
                 return
     if log.end is not None:
         console.print()
-        console.print(standings_table(log.end, labels))
+        console.print(standings_table(log.end, labels, facts.shedding))
 
 
 def _print(console: Console, renderables: Sequence[RenderableType]) -> None:
@@ -221,6 +274,10 @@ def wait_for_enter(console: Console) -> bool:
 
 # --- the pictures -------------------------------------------------------------------------
 
+_QUIET_DEFAULTS: dict[str, Any] = {"keep_rows": False, "cards_per_turn": 1, "shedding": False}
+"""House rules left out of the header while off, so a standard game's header reads as
+it did before they existed."""
+
 
 def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
     """Game, seed, settings, limits, and who sat where in which sandbox."""
@@ -229,7 +286,9 @@ def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
     title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
     if header.started:
         title.append(f" · started {header.started}")
-    settings = " ".join(f"{key}={value}" for key, value in header.settings.items())
+    settings = " ".join(
+        f"{key}={value}" for key, value in header.settings.items() if _QUIET_DEFAULTS.get(key, ...) != value
+    )
     limits = ", ".join(f"{key.removesuffix('_ms')} {value} ms" for key, value in header.limits.items())
     seats = Table(box=None, pad_edge=False, header_style="dim")
     for column in ("seat", "version", "sandbox"):
@@ -240,31 +299,76 @@ def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
     return [title, Text(f"settings: {settings} · limits: {limits}"), seats, *note_lines(log.before_play, letters)]
 
 
-def round_heading(round_log: RoundLog, letters: Sequence[str]) -> list[RenderableType]:
-    """``Round R``: the dealt rows and every hand (spectators see them all)."""
+def round_heading(round_log: RoundLog, letters: Sequence[str], facts: Facts | None = None) -> list[RenderableType]:
+    """``Round R``: the draft if any, the starting rows (with ``keep_rows``, those kept
+    from the round before) and every hand (spectators see them all)."""
+    facts = facts or Facts()
     deal = round_log.deal
-    return [
-        Text(),
-        Rule(f"Round {deal.round}", align="left"),
-        Text("starting rows", style="dim"),
-        _indent(rows_table(deal.rows)),
+    out: list[RenderableType] = [Text(), Rule(f"Round {deal.round}", align="left")]
+    if round_log.draft is not None:
+        out += draft_view(round_log.draft, letters)
+    kept = facts.keep_rows and deal.round > 1
+    out += [
+        Text("rows kept from the round before" if kept else "starting rows", style="dim"),
+        _indent(rows_table(deal.rows, shedding=facts.shedding)),
         Text("hands", style="dim"),
         _indent(hands_table(deal.hands, letters)),
     ]
+    return out
 
 
-def resumed_heading(turn_log: TurnLog, letters: Sequence[str]) -> list[RenderableType]:
-    """The heading of a round joined mid-way: hands and heads as they stand then."""
+def draft_view(draft: DraftLog, letters: Sequence[str]) -> list[RenderableType]:
+    """The logical draft: the offer, then the picks in order, a line per lap of the
+    seats (a pick the referee made for a seat is marked), then what was left."""
+    start = draft.start
+    out: list[RenderableType] = [
+        Text(f"draft: {letters[start.first]} picks first, from {_count(len(start.offer), 'card')}", style="dim"),
+    ]
+    seats = len(letters)
+    picks = draft.picks
+    decisions: list[Decided | None] = [*draft.decisions, *[None] * len(picks)][: len(picks)]
+    for lap in range(0, len(picks), seats):
+        line = Text(f"  lap {lap // seats + 1:>2}  ")
+        notes: list[Note] = []
+        for i, (pick, decided) in enumerate(zip(picks[lap : lap + seats], decisions[lap : lap + seats], strict=True)):
+            line.append(" · " if i else "")
+            line.append(f"{letters[pick.seat]} ")
+            line.append(card(pick.card))
+            if decided is not None:
+                notes += decided.notes
+                if decided.line.defaulted[0]:
+                    line.append(" (default)", style="red")
+        out.append(line)
+        out += note_lines(notes, letters)
+    left = sorted(set(start.offer) - {pick.card for pick in picks})
+    if left:
+        text = Text("  left, to start the rows: ", style="dim")
+        text.append(_cards(left, width=0))
+        out.append(text)
+    return out
+
+
+def resumed_heading(turn_log: TurnLog, letters: Sequence[str], shedding: bool = False) -> list[RenderableType]:
+    """The heading of a round joined mid-way: hands and heads (when shedding: hand
+    sizes) as they stand then."""
     state = turn_log.before
-    totals = " · ".join(f"{letter} {score}" for letter, score in zip(letters, state.scores, strict=True))
-    taken = " · ".join(f"{letter} {h}" for letter, h in zip(letters, state.round_heads, strict=True))
+    if shedding:
+        summary = f"cards in hand: {_per_seat(letters, [len(hand) for hand in state.hands])}"
+    else:
+        totals = _per_seat(letters, state.scores)
+        taken = _per_seat(letters, state.round_heads)
+        summary = f"totals before this round: {totals}; heads taken in it so far: {taken}"
     return [
         Text(),
         Rule(f"Round {state.round}, from turn {state.turn}", align="left"),
-        Text(f"totals before this round: {totals}; heads taken in it so far: {taken}", style="dim"),
+        Text(summary, style="dim"),
         Text("hands", style="dim"),
         _indent(hands_table(state.hands, letters)),
     ]
+
+
+def _per_seat(letters: Sequence[str], values: Sequence[int]) -> str:
+    return " · ".join(f"{letter} {value}" for letter, value in zip(letters, values, strict=True))
 
 
 def hands_table(hands: Sequence[Sequence[int]], letters: Sequence[str]) -> Table:
@@ -274,21 +378,26 @@ def hands_table(hands: Sequence[Sequence[int]], letters: Sequence[str]) -> Table
     return table
 
 
-def turn_view(turn_log: TurnLog, letters: Sequence[str]) -> list[RenderableType]:
-    """A turn: the rows before the reveal, the cards in placement order, each
-    placement, each seat's thinking time, and any fault where it happened."""
+def turn_view(turn_log: TurnLog, letters: Sequence[str], facts: Facts | None = None) -> list[RenderableType]:
+    """A turn: the rows before the reveal (when shedding, each seat's hand size too),
+    the cards in placement order, each placement, each seat's thinking time, and any
+    fault where it happened."""
+    facts = facts or Facts()
     reveal = turn_log.reveal
     plays = [d for d in turn_log.decisions if d.line.kind == "play"]
     row_choices = iter(d for d in turn_log.decisions if d.line.kind == "row")
     out: list[RenderableType] = [Text(), Text(f"round {reveal.round} · turn {reveal.turn}", style="bold")]
     if reveal.turn > 1:  # turn 1's rows are the starting rows, shown just above
-        out.append(_indent(rows_table(turn_log.before.rows)))
+        out.append(_indent(rows_table(turn_log.before.rows, shedding=facts.shedding)))
+    if facts.shedding:
+        sizes = _per_seat(letters, [len(hand) for hand in turn_log.before.hands])
+        out.append(Text(f"  in hand   {sizes}", style="dim"))
     if plays:
         out += [revealed_line(reveal, plays[0].line, letters), times_line(plays[0].line, letters)]
         out += note_lines(plays[0].notes, letters)
     for place in turn_log.places:
         choice = next(row_choices, None) if place.chosen else None
-        out.append(placement_line(place, letters, choice.line if choice else None))
+        out.append(placement_line(place, letters, choice.line if choice else None, facts))
         if choice is not None:
             out += note_lines(choice.notes, letters)
     return out
@@ -313,23 +422,30 @@ def times_line(decision: DecisionLine, letters: Sequence[str]) -> Text:
     return Text("  time      " + " · ".join(parts), style="dim")
 
 
-def placement_line(place: Place, letters: Sequence[str], choice: DecisionLine | None) -> Text:
-    """``B  34 → row 2``, a sixth card taking a row, or a low card choosing one."""
+def placement_line(
+    place: Place, letters: Sequence[str], choice: DecisionLine | None, facts: Facts | None = None
+) -> Text:
+    """``B  34 → row 2``, ``C   7 → row 2, left end`` (professional), a sixth card
+    taking a row, or a card no row takes choosing one; when shedding, the cards taken
+    go "into hand" and have no heads."""
+    facts = facts or Facts()
     line = Text(f"  {letters[place.seat]} ")
     line.append(card(place.card))
+    where = f"row {place.row}, left end" if place.end == "left" else f"row {place.row}"
     if place.chosen:
-        line.append(f" is lower than every row: chooses row {place.row}, takes ")
-        line.append(_taken(place.taken))
+        fits = "fits no row end" if facts.professional else "is lower than every row"
+        line.append(f" {fits}: chooses row {place.row}, takes ")
+        line.append(_taken(place.taken, facts.shedding))
         if choice is not None:
             line.append(f" ({_ms(choice.wall_ms[0])})", style="dim")
             if choice.defaulted[0]:
                 line.append(" (default)", style="red")
     elif place.taken:
-        line.append(f" → row {place.row} (sixth card: takes ")
-        line.append(_taken(place.taken))
+        line.append(f" → {where} (sixth card: takes ")
+        line.append(_taken(place.taken, facts.shedding))
         line.append(")")
     else:
-        line.append(f" → row {place.row}")
+        line.append(f" → {where}")
     return line
 
 
@@ -359,10 +475,12 @@ def round_end_table(end: RoundEnd, labels: Sequence[str]) -> Table:
     return table
 
 
-def standings_table(end: End, labels: Sequence[str]) -> Table:
-    """Final ranks, scores and each seat's status with the kinds of its faults."""
+def standings_table(end: End, labels: Sequence[str], shedding: bool = False) -> Table:
+    """Final ranks, scores (when shedding: cards left in hand) and each seat's status
+    with the kinds of its faults."""
     table = Table(title="Final standings", title_justify="left")
-    for column, justify in (("rank", "right"), ("seat", "left"), ("score", "right"), ("status", "left")):
+    score = "cards left" if shedding else "score"
+    for column, justify in (("rank", "right"), ("seat", "left"), (score, "right"), ("status", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for seat in sorted(range(len(labels)), key=lambda s: (end.ranks[s], s)):
         status = end.statuses[seat]
@@ -372,10 +490,14 @@ def standings_table(end: End, labels: Sequence[str]) -> Table:
     return table
 
 
-def _taken(cards: Sequence[int]) -> Text:
-    """``12 15 20, 4 heads``: the cards a seat took and what they cost."""
+def _taken(cards: Sequence[int], shedding: bool = False) -> Text:
+    """``12 15 20, 4 heads``: the cards a seat took and what they cost; when shedding,
+    ``12 15 20 into hand``."""
     text = _cards(cards, width=0)
-    text.append(f", {sum(HEADS[c] for c in cards)} heads", style="bold")
+    if shedding:
+        text.append(" into hand", style="bold")
+    else:
+        text.append(f", {sum(HEADS[c] for c in cards)} heads", style="bold")
     return text
 
 

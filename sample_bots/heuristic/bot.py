@@ -41,13 +41,18 @@ class HeuristicBot(Bot):
     def decide(self, kind, view, legal):
         if kind == "row":
             return cheapest_row(view.rows)
+        if kind == "draft":  # Logical: take the card that is safest to hold, a low-heads one
+            return min(legal, key=lambda card: (HEADS[card], card))
         seen = set(view.hand)
         for row in view.rows:
             seen.update(row)
         for turn in view.revealed:
             seen.update(card for card, _ in turn)
         unseen = [c for c in range(1, DECK_SIZE + 1) if c not in seen]
-        return min(legal, key=lambda card: risk(card, view.rows, unseen, view.players - 1))
+        others = view.players - 1
+        if legal and isinstance(legal[0], list):  # two cards a turn: the safest pair
+            return min(legal, key=lambda pair: sum(risk(card, view.rows, unseen, others) for card in pair))
+        return min(legal, key=lambda card: risk(card, view.rows, unseen, others))
 
 
 if __name__ == "__main__":
