@@ -289,7 +289,10 @@ def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
     settings = " ".join(
         f"{key}={value}" for key, value in header.settings.items() if _QUIET_DEFAULTS.get(key, ...) != value
     )
-    limits = ", ".join(f"{key.removesuffix('_ms')} {value} ms" for key, value in header.limits.items())
+    limits = ", ".join(
+        f"{key.removesuffix('_ms')} {value} ms" if key.endswith("_ms") else f"{key} {value} bytes"
+        for key, value in header.limits.items()
+    )
     seats = Table(box=None, pad_edge=False, header_style="dim")
     for column in ("seat", "version", "sandbox"):
         seats.add_column(column)
