@@ -30,9 +30,9 @@ from ..replay import (
     FaultLine,
     Header,
     Line,
-    ReplayError,
     Step,
 )
+from .common import count, start_at
 
 
 def card(c: int, width: int = 3) -> Text:
@@ -64,7 +64,7 @@ def rows_table(rows: Sequence[Sequence[int]], title: str | None = None, shedding
         table.add_column(justify="right", min_width=3)  # a steady grid from turn to turn
     table.add_column("heads", style="dim")
     for i, row in enumerate(rows):
-        worth = _count(len(row), "card") if shedding else f"{sum(HEADS[c] for c in row)} heads"
+        worth = count(len(row), "card") if shedding else f"{sum(HEADS[c] for c in row)} heads"
         table.add_row(f"row {i}", *[card(c) for c in row], *[""] * (6 - len(row)), worth)
     return table
 
@@ -202,23 +202,6 @@ def _add_events(log: GameLog, events: list[Any], before: State, turn: TurnLog | 
     return turn
 
 
-def start_at(log: GameLog, round_no: int | None, turn: int | None) -> tuple[int, int]:
-    """The 0-based round and turn to start showing at (round 1 if only a turn is given),
-    or ``ReplayError`` saying what the game has."""
-    if round_no is None and turn is None:
-        return 0, 0
-    round_no = round_no or 1
-    rounds = len(log.rounds)
-    if not 1 <= round_no <= rounds:
-        raise ReplayError(f"round {round_no} does not exist: this game has {_count(rounds, 'round')}")
-    if turn is None:
-        return round_no - 1, 0
-    turns = len(log.rounds[round_no - 1].turns)
-    if not 1 <= turn <= turns:
-        raise ReplayError(f"turn {turn} does not exist: round {round_no} has {_count(turns, 'turn')}")
-    return round_no - 1, turn - 1
-
-
 def show_replay(
     console: Console,
     lines: Sequence[Line],
@@ -325,7 +308,7 @@ def draft_view(draft: DraftLog, letters: Sequence[str]) -> list[RenderableType]:
     seats (a pick the referee made for a seat is marked), then what was left."""
     start = draft.start
     out: list[RenderableType] = [
-        Text(f"draft: {letters[start.first]} picks first, from {_count(len(start.offer), 'card')}", style="dim"),
+        Text(f"draft: {letters[start.first]} picks first, from {count(len(start.offer), 'card')}", style="dim"),
     ]
     seats = len(letters)
     picks = draft.picks
@@ -518,7 +501,3 @@ def _ms(ms: float) -> str:
     if ms < 1000:
         return f"{ms:.0f} ms"
     return f"{ms / 1000:.2f} s"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

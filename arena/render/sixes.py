@@ -20,7 +20,8 @@ from rich.text import Text
 from protocol.sixes import RANKS, SUITS, Deal, GameEnd, Pass, Play, RoundEnd, rank, suit
 
 from ..games.sixes import Run, State, place
-from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, Step
+from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
+from .common import count, start_at
 from .nimmt import note_lines, wait_for_enter
 
 SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
@@ -37,7 +38,7 @@ def live(events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
     for event in events:
         if isinstance(event, RoundEnd):
             chips = "  ".join(f"{letter} {c:<3}" for letter, c in zip(letters, event.chips, strict=True))
-            took = f"{letters[event.winner]} wins, takes {_count(event.pot, 'chip')}"
+            took = f"{letters[event.winner]} wins, takes {count(event.pot, 'chip')}"
             out.append(Text(f"round {event.round:>2}  {took:<24} chips  {chips}"))
         elif isinstance(event, GameEnd):
             out.append(Text("game over", style="bold"))
@@ -134,23 +135,6 @@ def _after_play(state: State, play: Play) -> State:
     """Just the hands after ``play``: enough for the round-end table."""
     hands = tuple(tuple(c for c in hand if c != play.card) for hand in state.hands)
     return msgspec.structs.replace(state, hands=hands)
-
-
-def start_at(log: GameLog, round_no: int | None, turn: int | None) -> tuple[int, int]:
-    """The 0-based round and turn to start showing at (round 1 if only a turn is given),
-    or ``ReplayError`` saying what the game has."""
-    if round_no is None and turn is None:
-        return 0, 0
-    round_no = round_no or 1
-    rounds = len(log.rounds)
-    if not 1 <= round_no <= rounds:
-        raise ReplayError(f"round {round_no} does not exist: this game has {_count(rounds, 'round')}")
-    if turn is None:
-        return round_no - 1, 0
-    turns = len(log.rounds[round_no - 1].turns)
-    if not 1 <= turn <= turns:
-        raise ReplayError(f"turn {turn} does not exist: round {round_no} has {_count(turns, 'turn')}")
-    return round_no - 1, turn - 1
 
 
 def show_replay(
@@ -298,7 +282,7 @@ def move_text(move: Play | Pass, letters: Sequence[str], defaulted: bool = False
         text = Text(f"{who} plays ")
         text.append(move.card, style=f"bold {SUIT_STYLES[suit(move.card)]}")
     elif move.paid:
-        text = Text(f"{who} passes, pays {_count(move.paid, 'chip')} (pot {move.pot})", style="dim")
+        text = Text(f"{who} passes, pays {count(move.paid, 'chip')} (pot {move.pot})", style="dim")
     else:
         text = Text(f"{who} passes, has no chip to pay", style="dim")
     if defaulted:
@@ -376,7 +360,3 @@ def _ms(ms: float) -> str:
     if ms < 1000:
         return f"{ms:.0f} ms"
     return f"{ms / 1000:.2f} s"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
