@@ -11,10 +11,8 @@ with a 95% interval for their difference (normal approximation over games), the 
 per game, the faults (seats whose status is not "ok") and wall time. The statistics
 are those of bench/strength.py (6 nimmt!), imported from it.
 
-The games are played as consecutive matches of at most --per-match games (fresh bot
-processes for each), each short enough to finish within 10 seconds: under bubblewrap a
-local bot is killed (SIGKILL) about 10 s after it started, when the Trio worker thread
-that spawned it exits idle (bubblewrap's --die-with-parent follows that thread).
+The games are played as consecutive matches of at most --per-match games, each with
+fresh bot processes, so one crashed bot costs one match, not the whole measurement.
 """
 
 from __future__ import annotations
