@@ -2,7 +2,8 @@
 # Set up a machine for Six Arena. Idempotent: a second run only checks.
 #
 # - a virtualenv in .venv with the arena and its test tools;
-# - as root on Debian: bubblewrap (the local sandbox), docker.io and debootstrap;
+# - as root on Debian: bubblewrap (the local sandbox), the toolchains of the sample
+#   bots (nodejs, gcc, make, libc6-dev, perl), docker.io and debootstrap;
 #   a Docker engine started without a default bridge (bots never get a network);
 #   and the base image bots run on (`arena image build`, about two minutes once).
 # ARENA_NO_DOCKER=1 skips the Docker part.
@@ -35,6 +36,12 @@ fi
 if is_root; then
     missing=()
     command -v bwrap >/dev/null || missing+=(bubblewrap)
+    # What the sample bots in other languages need to build and run as local processes.
+    command -v node >/dev/null || missing+=(nodejs)
+    command -v gcc >/dev/null || missing+=(gcc)
+    command -v make >/dev/null || missing+=(make)
+    [ -e /usr/include/stdio.h ] || missing+=(libc6-dev)
+    command -v perl >/dev/null || missing+=(perl)
     if [ "${ARENA_NO_DOCKER:-}" != 1 ]; then
         command -v dockerd >/dev/null || missing+=(docker.io)
         command -v debootstrap >/dev/null || missing+=(debootstrap)

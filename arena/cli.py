@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn, cast
 import trio
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .bots import Bot, BotError, load_bot
@@ -354,6 +355,65 @@ def bot_build(
         bot = load_bot(bot_dir)
         client = images.connect()
         images.build_bot(client, bot, force=force, progress=console.print)
+
+
+@bot_app.command("check")
+def bot_check(
+    bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
+    sandbox_name: Annotated[str, typer.Option("--sandbox", help="docker, local, or auto.")] = "auto",
+    game: Annotated[
+        list[str] | None, typer.Option("--game", help="Check only this game (default: all the manifest lists).")
+    ] = None,
+    move_time: Annotated[float, typer.Option(help="Seconds the bot may take per request.", min=0.01)] = 1.0,
+    startup_time: Annotated[float, typer.Option(help="Seconds to start and answer hello.", min=0.1)] = 10.0,
+    only: Annotated[str, typer.Option(help="Run only the checks whose name holds this text.")] = "",
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show each request's time.")] = False,
+) -> None:
+    """Put a bot through the conformance battery: pass or fail per check, exit 1 on a failure."""
+    from .botcheck import Check, Checker
+
+    def show(check: Check) -> None:
+        label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
+        timing = f" [dim]· {check.timing}[/]" if check.timing else ""
+        console.print(f" {label}  [bold]{escape(check.name)}[/]  {escape(check.detail)}{timing}", soft_wrap=True)
+        evidence = [("sent", check.sent), ("got", check.got), ("expected", check.expected), ("fix", check.fix)]
+        if not check.ok and not check.skipped:
+            if check.stderr:
+                evidence.append(("stderr", check.stderr.replace("\n", "\n" + " " * 17)))
+            for key, value in evidence:
+                if value:
+                    console.print(f"        {key:<9}{escape(value)}", soft_wrap=True)
+        if verbose and check.times_ms:
+            console.print("        [dim]ms: " + " ".join(f"{ms:.1f}" for ms in check.times_ms) + "[/]")
+
+    try:
+        bot = load_bot(bot_dir)
+    except BotError as exc:
+        show(Check("manifest", False, str(exc), fix="see docs/writing-a-bot.md for the manifest's fields"))
+        raise typer.Exit(1) from None
+    unknown = [g for g in game or [] if g not in bot.manifest.games]
+    if unknown:
+        fail(f"--game {unknown[0]}: {bot.name}'s bot.toml lists only {', '.join(bot.manifest.games)}")
+    with user_errors():
+        sandbox = open_sandbox(sandbox_name)
+    console.print(f"checking [bold]{escape(bot.name)}[/] ({bot_dir}) in the {sandbox_name} sandbox")
+    checker = Checker(
+        bot,
+        sandbox,
+        round(move_time * 1000),
+        round(startup_time * 1000),
+        on_check=show,
+        progress=lambda line: err_console.print(f"[dim]{escape(line)}[/]"),
+    )
+    with user_errors():
+        checks = trio.run(checker.run, game, only)
+    failed = sum(1 for c in checks if not c.ok and not c.skipped)
+    skipped = sum(1 for c in checks if c.skipped)
+    passed = len(checks) - failed - skipped
+    summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+    console.print(f"[bold {'red' if failed else 'green'}]{summary}[/]")
+    if failed:
+        raise typer.Exit(1)
 
 
 @bot_app.command("add")

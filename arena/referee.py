@@ -520,7 +520,7 @@ class _Referee:
             reason = "stale id" if isinstance(message, Answer) else "not an answer"
             self._drop(player, seat_of, line, f"{reason} (waiting for id {ask.request_id})", replay)
             return False, None, None
-        if not _is_legal(message.answer, ask.legal):
+        if not is_legal(message.answer, ask.legal):
             legal = _json(ask.legal)
             return (
                 True,
@@ -549,7 +549,7 @@ class _Referee:
         seat.disqualified = True
 
 
-def _is_legal(answer: Any, legal: list[Any]) -> bool:
+def is_legal(answer: Any, legal: list[Any]) -> bool:
     """Membership with JSON types kept apart: ``true`` and ``1.0`` are not the card 1."""
     if type(answer) is int:
         return any(type(x) is int and x == answer for x in legal)

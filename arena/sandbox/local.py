@@ -4,11 +4,13 @@ Each bot runs in its own session and process group, under resource limits (addre
 space, CPU seconds, file size, open files, and when the arena runs as root a process
 cap and the unprivileged user ``nobody``), with its own folder as working directory and
 a private, empty HOME and TMPDIR. Teardown is polite then firm and takes the whole
-process group with it.
+process group with it. A bot with a ``build`` command runs from a built copy of its
+folder, made once per content (``built``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import shutil
@@ -18,10 +20,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import trio
 
-from ..bots import Bot
+from ..bots import Bot, content_hash
 from .base import ResourceLimits, StartError
 from .pipes import PipedBot
 
@@ -29,6 +32,9 @@ NOBODY = 65534
 LOCAL_USER_PROCESSES = 512
 """Cap on processes and threads of all local bots together (they share user nobody)."""
 GRACE_SECONDS = 0.5
+BUILD_SECONDS = 300
+BUILT_MARKER = ".built"
+"""Written into a build copy when its build succeeded (hidden: not part of the hash)."""
 
 
 def bot_environment(home: str) -> dict[str, str]:
@@ -198,6 +204,47 @@ def reachable_by_others(path: Path) -> bool:
         return False
 
 
+def builds_root() -> Path:
+    """Where built copies live. It must be ours and closed to others: it is in the shared
+    temporary directory, and what is in it gets run."""
+    root = Path(tempfile.gettempdir()) / "sixarena-builds"
+    root.mkdir(mode=0o755, exist_ok=True)
+    info = root.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise StartError(f"{root} is not a directory of this user closed to others: remove it and try again")
+    return root
+
+
+def build_dir(bot: Bot) -> Path:
+    """The built copy of ``bot``: one per name and content, so a change means a new build."""
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in bot.name)
+    return builds_root() / f"{name}-{content_hash(bot.path)[:12]}"
+
+
+def _copy_ignore(folder: str, names: list[str]) -> set[str]:
+    return {n for n in names if n.startswith(".") or n == "__pycache__"}
+
+
+def _own_tree(folder: Path, uid: int, gid: int, seal: bool) -> None:
+    """Give a build copy to ``uid``. ``seal``: readable by all, writable by its owner only,
+    no set-id bits, so bots (as nobody) cannot change their own build. Each directory is
+    sealed before it is read: a build left running cannot swap in a link to a file of the
+    machine's (and a file with other links is left alone)."""
+    os.lchown(folder, uid, gid)
+    if seal:
+        os.chmod(folder, 0o755)
+    for entry in os.scandir(folder):
+        info = entry.stat(follow_symlinks=False)
+        if entry.is_dir(follow_symlinks=False):
+            _own_tree(Path(entry.path), uid, gid, seal)
+        elif entry.is_symlink():
+            os.lchown(entry.path, uid, gid)
+        elif info.st_nlink == 1:
+            os.lchown(entry.path, uid, gid)
+            if seal:
+                os.chmod(entry.path, (info.st_mode & 0o755) | 0o644 | (0o111 if info.st_mode & 0o100 else 0))
+
+
 class LocalSandbox:
     """Starts bots as local processes under ``ResourceLimits``, inside bubblewrap where it
     is installed and works.
@@ -236,7 +283,77 @@ class LocalSandbox:
         """What confines this bot (its user depends on whether nobody can reach it)."""
         return self._describe(self.can_drop and reachable_by_others(bot.path))
 
+    def prepare(self, bot: Bot, progress: Any = print) -> Path:
+        """Build the bot now, before any clock runs (``arena play`` calls this)."""
+        return self.built(bot, progress).path
+
+    def built(self, bot: Bot, progress: Any = None) -> Bot:
+        """``bot`` run from its built copy, building it first if needed; ``bot`` itself
+        when it has no ``build``. A lock file keeps concurrent starts to one build."""
+        command = bot.manifest.build.strip()
+        if not command:
+            return bot
+        target = build_dir(bot)
+        with open(f"{target}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (target / BUILT_MARKER).is_file():
+                if progress is not None:
+                    progress(f"building {bot.name}: {command}")
+                self._build(bot, command, target)
+        return Bot(target, bot.manifest)
+
+    def _build(self, bot: Bot, command: str, target: Path) -> None:
+        shutil.rmtree(target, ignore_errors=True)  # what a failed or killed build left
+        try:
+            shutil.copytree(bot.path, target, ignore=_copy_ignore)
+        except OSError as exc:
+            shutil.rmtree(target, ignore_errors=True)
+            raise StartError(f"{bot.path}: cannot copy the folder to build it in {target}: {exc}") from None
+        as_nobody = self.can_drop and reachable_by_others(target.parent)
+        if as_nobody:
+            _own_tree(target, NOBODY, NOBODY, seal=False)
+        home = tempfile.mkdtemp(prefix=f"arena-build-{bot.name}-")
+        if as_nobody:
+            os.chown(home, NOBODY, NOBODY)
+        argv = ["/bin/sh", "-c", command]
+        if self.bwrap is not None:
+            argv = self._bubblewrap(Bot(target, bot.manifest), argv, writable=True)
+        try:
+            with subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=target,
+                env=bot_environment(home),
+                start_new_session=True,
+                preexec_fn=self._confine_as_nobody if as_nobody else self._confine,
+            ) as proc:
+                try:
+                    output, _ = proc.communicate(timeout=BUILD_SECONDS)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    output, _ = proc.communicate()
+                    code: int | str = f"killed after {BUILD_SECONDS} s"
+                else:
+                    code = proc.returncode
+        except OSError as exc:
+            output, code = str(exc).encode(), "could not start"
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+        if code != 0:
+            shutil.rmtree(target, ignore_errors=True)
+            tail = output.decode("utf-8", "replace").rstrip().splitlines()[-10:]
+            raise StartError(
+                f"{bot.path}: the build command {command!r} failed (exit {code}): run `{command}` in the folder"
+                " to see why, and fix the build or `build` in bot.toml" + "".join(f"\n  {line}" for line in tail)
+            )
+        _own_tree(target, os.geteuid(), os.getegid(), seal=True)
+        (target / BUILT_MARKER).write_text(f"{command}\n")
+
     async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> LocalProcess:
+        if bot.manifest.build.strip():
+            bot = await trio.to_thread.run_sync(self.built, bot)
         home = tempfile.mkdtemp(prefix=f"arena-{bot.name}-")
         env = bot_environment(home)
         as_nobody = self.can_drop and reachable_by_others(bot.path)
@@ -265,9 +382,10 @@ class LocalSandbox:
         nursery.start_soon(process.pump_stderr)
         return process
 
-    def _bubblewrap(self, bot: Bot, argv: list[str]) -> list[str]:
+    def _bubblewrap(self, bot: Bot, argv: list[str], writable: bool = False) -> list[str]:
         """The bot's command inside bubblewrap: no network, its own PID namespace, the
-        system read-only, and of our files only its folder and the Python SDK."""
+        system read-only, and of our files only its folder (``writable`` for a build)
+        and the Python SDK."""
         assert self.bwrap is not None
         # No --die-with-parent: it ties bubblewrap to the thread that started it, and Trio
         # starts processes from worker threads that end when idle (the bot was killed
@@ -285,7 +403,8 @@ class LocalSandbox:
         visible = {Path(sys.prefix).resolve(), Path(protocol.__file__).resolve().parent, bot.path}
         for path in sorted(visible):
             if not path.is_relative_to("/usr"):
-                wrap += ["--ro-bind", str(path), str(path)]
+                bind = "--bind" if writable and path == bot.path else "--ro-bind"
+                wrap += [bind, str(path), str(path)]
         wrap += ["--chdir", str(bot.path), "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--"]
         return wrap + argv
 

@@ -1,0 +1,411 @@
+"""``arena bot check``: the scripted battery a bot author runs before anything else.
+
+Each scenario is one session with a fresh bot process: the handshake, then games
+driven by the real rules from a chosen opening (a fresh deal, or a position built to
+be tricky), with the bot in one seat and seeded random play in the others. Every line
+the bot sends is judged as the referee would judge it, but the first mistake stops the
+scenario and is reported whole: the line sent, the exact line received, what was
+expected and how to fix it. Scenarios per game live in ``arena.botcheck.<game>``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import trio
+
+from protocol.messages import (
+    MAX_LINE_BYTES,
+    PROTOCOL_VERSION,
+    Answer,
+    Bye,
+    Events,
+    GameOver,
+    Hello,
+    HelloReply,
+    Limits,
+    NewGame,
+    Request,
+    encode,
+    from_bot_decoder,
+)
+
+from ..bots import Bot
+from ..games import GAMES, SettingsError, get_game
+from ..referee import is_legal
+from ..sandbox.base import BotGone, BotProcess, Sandbox, StartError
+from ..sandbox.framing import LineTooLong
+from ..sandbox.images import ImageError
+
+Opening = Callable[[Any, int], tuple[Any, list[Any]]]
+"""``(settings, players) -> (state, events)``: where a game starts."""
+
+FLUSH_HINT = (
+    "end each message with a newline and flush stdout after it "
+    "(Python: print(..., flush=True); C: fflush(stdout); Perl: $| = 1)"
+)
+STDOUT_HINT = "stdout carries protocol lines only: write logs and debug output to stderr"
+EXIT_GRACE_S = 2.0
+"""How long a bot may take to exit after ``bye``."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One session: a name, the game's settings, and the games it holds."""
+
+    name: str
+    settings: dict[str, Any]
+    players: int
+    games: tuple[tuple[int, Opening | int], ...]
+    """Per game, the bot's seat and its opening (an ``Opening`` or a seed to deal)."""
+    ids: Callable[[], Iterator[int]] | None = None
+    """Request ids to use (default 1, 2, 3...): a scenario may scramble them."""
+
+
+@dataclass
+class Check:
+    """One line of the report: a check passed or failed, and the evidence."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+    sent: str = ""
+    got: str = ""
+    expected: str = ""
+    fix: str = ""
+    stderr: str = ""
+    times_ms: list[float] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)
+    hello_ms: float | None = None
+    skipped: bool = False
+    """Not run: a refusal, or an earlier failure that makes it pointless."""
+    greeted: bool = False
+    """The handshake succeeded."""
+
+    @property
+    def timing(self) -> str:
+        parts = [] if self.hello_ms is None else [f"hello {self.hello_ms:.0f} ms"]
+        if len(self.times_ms) == 1:
+            parts.append(f"1 request {self.times_ms[0]:.1f} ms")
+        elif self.times_ms:
+            mean = sum(self.times_ms) / len(self.times_ms)
+            parts.append(f"{len(self.times_ms)} requests, mean {mean:.1f} ms, slowest {max(self.times_ms):.1f} ms")
+        return ", ".join(parts)
+
+
+class Failed(Exception):
+    """A check failed; carries what the report shows."""
+
+    def __init__(self, detail: str, sent: str = "", got: str = "", expected: str = "", fix: str = "") -> None:
+        super().__init__(detail)
+        self.detail, self.sent, self.got, self.expected, self.fix = detail, sent, got, expected, fix
+
+
+class Refused(Exception):
+    """The bot declined the game or variant in its hello answer."""
+
+
+def scenarios_for(game: str) -> list[Scenario]:
+    from . import nimmt, sixes
+
+    return {"nimmt": nimmt.scenarios, "sixes": sixes.scenarios}[game]()
+
+
+def manifest_check(bot: Bot) -> Check:
+    """The manifest loaded (``load_bot`` checked its fields); its games must exist."""
+    unknown = [g for g in bot.manifest.games if g not in GAMES]
+    if unknown or not bot.manifest.games:
+        return Check(
+            "manifest",
+            False,
+            f"bot.toml lists games {bot.manifest.games}",
+            expected=f"`games` with one or more of: {', '.join(GAMES)}",
+            fix=f"fix `games` in {bot.path / 'bot.toml'}" + (f" (unknown: {', '.join(unknown)})" if unknown else ""),
+        )
+    m = bot.manifest
+    return Check("manifest", True, f"{m.name} {m.version} ({m.language}), games: {', '.join(m.games)}")
+
+
+class Checker:
+    """Runs the battery against one bot in one sandbox; ``on_check`` sees each result."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        sandbox: Sandbox,
+        move_ms: int = 1000,
+        startup_ms: int = 10_000,
+        on_check: Callable[[Check], None] = lambda check: None,
+        progress: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.bot = bot
+        self.sandbox = sandbox
+        self.limits = Limits(move_ms, 10 * move_ms, startup_ms, MAX_LINE_BYTES)
+        self.on_check = on_check
+        self.progress = progress
+        """Where build steps are reported (building happens before the first check)."""
+        self.checks: list[Check] = []
+
+    def _report(self, check: Check) -> Check:
+        self.checks.append(check)
+        self.on_check(check)
+        return check
+
+    async def run(self, games: list[str] | None = None, only: str = "") -> list[Check]:
+        """Every scenario of every game the manifest lists (or of ``games``) whose name
+        holds ``only``."""
+        if not self._report(manifest_check(self.bot)).ok:
+            return self.checks
+        if not await self._start_check():
+            return self.checks
+        stop_reason = ""
+        for game in games or self.bot.manifest.games:
+            for scenario in scenarios_for(game):
+                name = f"{game}: {scenario.name}"
+                if only.lower() not in name.lower():
+                    continue
+                if stop_reason:
+                    self._report(Check(name, False, stop_reason, skipped=True))
+                    continue
+                check = self._report(await self._scenario(game, scenario, name))
+                if not check.ok and not check.greeted:
+                    stop_reason = "not run: fix the handshake first (every session starts with it)"
+                elif not check.ok and "no answer" in check.detail:
+                    stop_reason = "not run: a bot that does not answer would only time out again"
+        return self.checks
+
+    async def _start_check(self) -> bool:
+        """Build what needs building and start the bot once: the first thing to fail."""
+        prepare = getattr(self.sandbox, "prepare", None)
+        error: Exception | None = None
+        async with trio.open_nursery() as nursery:
+            try:
+                if prepare is not None:
+                    await trio.to_thread.run_sync(prepare, self.bot, self.progress)
+                began = trio.current_time()
+                process = await self.sandbox.start(self.bot, nursery, self.limits.max_line)
+                ms = (trio.current_time() - began) * 1000
+                await process.stop()
+            except (StartError, ImageError) as exc:
+                error = exc
+        if error is not None:
+            self._report(Check("start", False, str(error), fix="fix `run` or `build` in bot.toml, then check again"))
+            return False
+        isolation = getattr(self.sandbox, "isolation_for", lambda bot: self.sandbox.isolation)(self.bot)
+        self._report(Check("start", True, f"started in {ms:.0f} ms ({isolation})"))
+        return True
+
+    async def _scenario(self, game_name: str, scenario: Scenario, name: str) -> Check:
+        check = Check(name, True)
+        process: BotProcess | None = None
+        try:
+            async with trio.open_nursery() as nursery:
+                try:
+                    process = await self.sandbox.start(self.bot, nursery, self.limits.max_line)
+                    session = _Session(process, self.limits, check, scenario)
+                    await session.play(game_name)
+                    check.detail = _covered(check)
+                except Refused as exc:
+                    check.skipped, check.detail = True, str(exc)
+                except Failed as exc:
+                    check.ok = False
+                    check.detail, check.sent, check.got = exc.detail, exc.sent, exc.got
+                    check.expected, check.fix = exc.expected, exc.fix
+                except StartError as exc:
+                    check.ok, check.detail = False, f"could not start: {exc}"
+                finally:
+                    if process is not None:
+                        await process.stop()
+        except SettingsError as exc:  # a scenario the game refuses: our bug, said plainly
+            check.ok, check.detail = False, f"internal: bad scenario settings: {exc}"
+        if process is not None and not check.ok:
+            check.stderr = process.stderr_tail(1500).strip()
+        return check
+
+
+def _covered(check: Check) -> str:
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(check.kinds.items()))
+    return f"answered {kinds}" if kinds else "no requests"
+
+
+class _Session:
+    """Speaks to one bot process as the referee would, for one scenario."""
+
+    def __init__(self, process: BotProcess, limits: Limits, check: Check, scenario: Scenario) -> None:
+        self.process = process
+        self.limits = limits
+        self.check = check
+        self.scenario = scenario
+        self.ids = scenario.ids() if scenario.ids else iter(range(1, 1 << 62))
+        self.rng = random.Random(scenario.name)
+        self.pending: list[Any] = []
+
+    async def play(self, game_name: str) -> None:
+        game = get_game(game_name)
+        scenario = self.scenario
+        settings = game.parse_settings(scenario.settings, scenario.players)
+        hello = Hello(
+            PROTOCOL_VERSION,
+            game_name,
+            scenario.settings,
+            scenario.games[0][0],
+            scenario.players,
+            self.limits,
+            games=len(scenario.games),
+        )
+        reply, line = await self._ask(encode(hello), self.limits.startup_ms, "hello")
+        if not isinstance(reply, HelloReply):
+            raise Failed(
+                "the first answer must be the hello answer",
+                _text(encode(hello)),
+                _text(line),
+                expected='{"type":"hello","name":"...","version":"...","accept":true}',
+            )
+        if not reply.name.strip() or not reply.version.strip():
+            raise Failed("the hello answer needs a name and a version", got=_text(line))
+        if not reply.accept:
+            raise Refused(f"refused in its hello answer (settings {scenario.settings or 'default'}): not seated then")
+        self.check.greeted = True
+
+        for game_no, (seat, opening) in enumerate(scenario.games, 1):
+            if isinstance(opening, int):
+                state, events = game.start(settings, scenario.players, opening)
+            else:
+                state, events = opening(settings, scenario.players)
+            self._observe(game, events, seat)
+            await self._send(NewGame(game_no, seat, scenario.players, scenario.settings))
+            while (decision := game.decision(state)) is not None:
+                answers = {}
+                for s in decision.seats:
+                    if s == seat:
+                        answers[s] = await self._request(game, state, s, decision.kind)
+                    else:
+                        answers[s] = self.rng.choice(game.legal(state, s))
+                state, events = game.apply(state, answers)
+                self._observe(game, events, seat)
+            outcome = game.outcome(state)
+            assert outcome is not None
+            await self._send(GameOver(game_no, outcome.scores, outcome.ranks))
+        await self._send(Bye())
+        await self._expect_exit()
+
+    def _observe(self, game: Any, events: list[Any], seat: int) -> None:
+        for event in events:
+            seen = game.observe(event, seat)
+            if seen is not None:
+                self.pending.append(seen)
+
+    async def _send(self, message: msgspec.Struct) -> bytes:
+        data = encode(message)
+        if self.pending:
+            data = encode(Events(self.pending)) + data
+            self.pending = []
+        try:
+            await self.process.send(data, self.limits.move_ms / 1000)
+        except BotGone as exc:
+            raise Failed(f"the bot is gone ({exc}) before this message", _text(data)) from None
+        return data
+
+    async def _request(self, game: Any, state: Any, seat: int, kind: str) -> Any:
+        legal = game.legal(state, seat)
+        request_id = next(self.ids)
+        request = Request(request_id, kind, game.view(state, seat), legal, self.limits.move_ms, self.limits.bank_ms)
+        events = encode(Events(self.pending)) if self.pending else b""
+        self.pending = []
+        data = events + encode(request)
+        reply, line = await self._ask(data, self.limits.move_ms + self.limits.bank_ms, f"{kind} request")
+        sent = _text(encode(request))
+        expected = f'{{"type":"answer","id":{request_id},"answer":A}} with A one of {_json(legal)}'
+        if not isinstance(reply, Answer):
+            raise Failed(f"answered a {kind} request with a hello", sent, _text(line), expected)
+        if reply.id != request_id:
+            raise Failed(
+                f"answered id {reply.id} to request id {request_id}",
+                sent,
+                _text(line),
+                expected,
+                fix="copy the request's `id` into the answer: ids are not 1, 2, 3... in general",
+            )
+        if not is_legal(reply.answer, legal):
+            raise Failed(f"illegal {kind} answer {_json(reply.answer)}", sent, _text(line), expected)
+        ms = self.check.times_ms[-1]
+        if ms > self.limits.move_ms:
+            raise Failed(
+                f"answered in {ms:.0f} ms, over the move limit of {self.limits.move_ms} ms",
+                sent,
+                _text(line),
+                fix="think for less than the request's `move_ms` (overruns eat the game's time bank)",
+            )
+        self.check.kinds[kind] += 1
+        return reply.answer
+
+    async def _ask(self, data: bytes, timeout_ms: int, what: str) -> tuple[Any, bytes]:
+        """Send ``data``, read one line, decode it: every way that fails is a ``Failed``."""
+        sent = _text(data.splitlines()[-1])
+        began = trio.current_time()
+        try:
+            await self.process.send(data, timeout_ms / 1000)
+            with trio.fail_after(timeout_ms / 1000):
+                line = await self.process.receive_line()
+        except trio.TooSlowError:
+            raise Failed(f"no answer to the {what} within {timeout_ms} ms", sent, fix=FLUSH_HINT) from None
+        except BotGone as exc:
+            raise Failed(
+                f"the bot exited ({exc}) instead of answering the {what}",
+                sent,
+                fix="run the bot by hand with this line on its stdin; its stderr is below",
+            ) from None
+        except LineTooLong as exc:
+            raise Failed(f"{exc}", sent, _text(exc.head) + "...", fix=STDOUT_HINT) from None
+        ms = (trio.current_time() - began) * 1000
+        if what == "hello":
+            self.check.hello_ms = ms
+        else:
+            self.check.times_ms.append(ms)
+        try:
+            return from_bot_decoder.decode(line), line
+        except msgspec.DecodeError as exc:
+            kind = "hello" if what == "hello" else "answer"
+            example = (
+                '{"type":"hello","name":"mybot","version":"1.0","accept":true}'
+                if kind == "hello"
+                else '{"type":"answer","id":7,"answer":42}'
+            )
+            raise Failed(
+                f"not a valid {kind} message: {exc}",
+                sent,
+                _text(line),
+                expected=f"one JSON object on one line, such as {example}",
+                fix=STDOUT_HINT,
+            ) from None
+
+    async def _expect_exit(self) -> None:
+        """After ``bye`` the bot should exit by itself (the referee kills it otherwise)."""
+        reason = None
+        with trio.move_on_after(EXIT_GRACE_S):
+            try:
+                while True:  # lines after bye are ignored, as the referee ignores them
+                    await self.process.receive_line()
+            except (BotGone, LineTooLong) as exc:
+                reason = str(exc) if isinstance(exc, BotGone) else None
+        if reason is None:
+            raise Failed(
+                f"still running {EXIT_GRACE_S:g} s after bye",
+                '{"type":"bye"}',
+                fix="exit when you read bye (or reach the end of stdin)",
+            )
+        if reason != "exited with code 0":
+            raise Failed(f"after bye the bot {reason}", '{"type":"bye"}', fix="exit with status 0 after bye")
+
+
+def _json(value: Any) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+def _text(line: bytes) -> str:
+    return line.rstrip(b"\n").decode("utf-8", "replace")
