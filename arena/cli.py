@@ -292,6 +292,9 @@ def replay_cmd(
     round_: Annotated[int | None, typer.Option("--round", help="Start at this round.", min=1)] = None,
     turn: Annotated[int | None, typer.Option(help="Start at this turn of the round.", min=1)] = None,
     step: Annotated[bool, typer.Option(help="Wait for Enter between turns (q to quit).")] = False,
+    stderr: Annotated[
+        bool, typer.Option("--stderr", help="Show what each seat wrote to stderr, and its faults.")
+    ] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Re-simulate a logged game through the rules and show it turn by turn."""
@@ -307,8 +310,28 @@ def replay_cmd(
         header = lines[0]
         assert isinstance(header, replay_files.Header)
         steps = list(replay_files.verify(lines, name))
+        if stderr:
+            show_stderr(lines, header)
+            return
         render = RENDERERS[header.game]
         render.show_replay(console, lines, steps, round_, turn, step if sys.stdin.isatty() else False)
+
+
+def show_stderr(lines: list[Any], header: Any) -> None:
+    """Each seat's stderr (the bot author's debugging log) and its faults with evidence."""
+    from .replay import End, FaultLine
+
+    end = lines[-1]
+    for seat, info in enumerate(header.seats):
+        console.rule(f"seat {seat}: {info.name} {info.version}")
+        for line in lines:
+            if isinstance(line, FaultLine) and line.seat == seat:
+                fault = line.fault
+                console.print(f"[red]fault ({fault.kind}):[/] {escape(fault.message)}", soft_wrap=True)
+                if fault.line:
+                    console.print(f"  its line: {escape(fault.line)}", soft_wrap=True)
+        text = end.stderr[seat] if isinstance(end, End) else ""
+        console.print(escape(text.rstrip()) if text.strip() else "[dim](nothing on stderr)[/]", soft_wrap=True)
 
 
 def open_store(db: Path, must_exist: bool = True) -> Any:
@@ -327,8 +350,12 @@ app.add_typer(bot_app, name="bot")
 
 
 @image_app.command("build")
-def image_build(force: Annotated[bool, typer.Option(help="Rebuild even if it is there.")] = False) -> None:
-    """Make the base image from Debian's packages (debootstrap, then docker import)."""
+def image_build(
+    force: Annotated[bool, typer.Option(help="Rebuild both layers even if they are there.")] = False,
+) -> None:
+    """Make the base image: its root file system from Debian's packages (debootstrap, then
+    docker import; minutes, once) and the Python bot SDK on it (seconds, again whenever
+    the SDK changes). Outdated bases and the bot images built on them are removed."""
     from .sandbox import images
 
     with user_errors():
@@ -348,7 +375,8 @@ def bot_build(
     bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
     force: Annotated[bool, typer.Option(help="Rebuild even if it is there.")] = False,
 ) -> None:
-    """Build a bot's image: its folder on the base image, its build command run inside."""
+    """Build a bot's image: its folder on the current base image (whose SDK layer is made
+    first if the SDK changed), its build command run inside."""
     from .sandbox import images
 
     with user_errors():

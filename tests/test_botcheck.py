@@ -96,7 +96,9 @@ def test_bot_that_exits_at_once(make_bot: MakeBot) -> None:
 
 
 def test_bot_that_counts_its_own_ids(make_bot: MakeBot) -> None:
-    code = HANDSHAKE + """
+    code = (
+        HANDSHAKE
+        + """
     elif message["type"] == "request":
         n = globals().get("n", 0) + 1
         globals()["n"] = n
@@ -106,6 +108,7 @@ def test_bot_that_counts_its_own_ids(make_bot: MakeBot) -> None:
     elif message["type"] == "bye":
         break
 """
+    )
     result = check(str(make_bot("counter", code)))
     assert_fails(result, "answered id 1 to request id 907", "copy the request's `id`")
     found = verdicts(result.stdout)
@@ -114,29 +117,38 @@ def test_bot_that_counts_its_own_ids(make_bot: MakeBot) -> None:
 
 
 def test_bot_that_answers_illegally(make_bot: MakeBot) -> None:
-    code = HANDSHAKE + """
+    code = (
+        HANDSHAKE
+        + """
     elif message["type"] == "request":
         print(json.dumps({"type": "answer", "id": message["id"], "answer": 105}), flush=True)
 """
+    )
     result = check(str(make_bot("cheat", code)))
     assert_fails(result, "illegal play answer 105", '"answer": 105', "with A one of [")
 
 
 def test_slow_bot(make_bot: MakeBot) -> None:
-    code = HANDSHAKE + """
+    code = (
+        HANDSHAKE
+        + """
     elif message["type"] == "request":
         import time; time.sleep(0.4)
         print(json.dumps({"type": "answer", "id": message["id"], "answer": message["legal"][0]}), flush=True)
 """
+    )
     result = check(str(make_bot("slow", code)), "--move-time", "0.1", "--only", "row")
     assert_fails(result, "over the move limit of 100 ms")
 
 
 def test_bot_that_ignores_bye(make_bot: MakeBot) -> None:
-    code = HANDSHAKE + """
+    code = (
+        HANDSHAKE
+        + """
     elif message["type"] == "request":
         print(json.dumps({"type": "answer", "id": message["id"], "answer": message["legal"][0]}), flush=True)
 """
+    )
     result = check(str(make_bot("stayer", code)), "--only", "sixth card")
     assert_fails(result, "still running 2 s after bye", "exit when you read bye")
     assert list(verdicts(result.stdout)) == ["manifest", "start", "nimmt: every card would be a sixth card"]

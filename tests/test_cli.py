@@ -170,3 +170,26 @@ def test_no_docker_engine_names_the_fix() -> None:
     )
     assert auto.returncode == 0, auto.stderr
     assert "no Docker engine answers: bots run as local processes" in auto.stderr
+
+
+def test_replay_shows_each_seats_stderr_and_faults(make_bot: MakeBot, tmp_path: Path) -> None:
+    code = """
+    import json, sys
+    for line in sys.stdin:
+        m = json.loads(line)
+        if m["type"] == "hello":
+            print(json.dumps({"type": "hello", "name": "talker", "version": "1"}), flush=True)
+        elif m["type"] == "request":
+            print(f"thinking about request {m['id']}", file=sys.stderr, flush=True)
+            answer = 0 if m["id"] == 1 else m["legal"][0]
+            print(json.dumps({"type": "answer", "id": m["id"], "answer": answer}), flush=True)
+    """
+    log = tmp_path / "game.jsonl"
+    assert arena("play", str(make_bot("talker", code)), RANDOM, "--replay", str(log)).returncode == 0
+    result = arena("replay", str(log), "--stderr")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "seat 0: talker 0.1" in out and "seat 1: random" in out
+    assert "thinking about request 1" in out and "thinking about request 2" in out
+    assert "fault (illegal): illegal play answer 0" in out and '"answer": 0' in out
+    assert "(nothing on stderr)" in out  # the random bot's

@@ -7,10 +7,15 @@ can never be skipped.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import shutil
 import socket
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +24,11 @@ import pytest
 import trio
 
 from arena.bots import content_hash, load_bot
+from arena.referee import GameSpec, MatchSpec, TimeLimits, play_match
 from arena.replay import DecisionLine, EventsLine
+from arena.sandbox import images
 from arena.sandbox.docker import LABEL, DockerSandbox
-from arena.sandbox.images import ImageError, bot_image, bot_tag, build_bot
+from arena.sandbox.images import ImageError, base_tag, bot_digest, bot_image, bot_tag, build_bot
 
 from .conftest import SAMPLES, MakeBot
 from .test_referee import faults_of, run_match
@@ -184,7 +191,7 @@ def test_build_command_runs_inside_without_network(docker_sandbox: DockerSandbox
     )
     bot = load_bot(folder)
     tag = build_bot(docker_sandbox.client, bot, progress=lambda line: None)
-    assert tag == bot_tag(bot, content_hash(folder))
+    assert tag == bot_tag(bot, bot_digest(content_hash(folder), base_tag(docker_sandbox.client)))
     out = docker_sandbox.client.containers.run(tag, ["cat", "/bot/built"], remove=True, network_mode="none")
     assert out.strip() == b"offline"
 
@@ -201,9 +208,9 @@ def test_a_failing_build_names_the_command(docker_sandbox: DockerSandbox, make_b
 def test_an_image_that_is_not_ours_is_refused(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
     folder = make_bot("impostor", "")
     bot = load_bot(folder)
-    tag = bot_tag(bot, content_hash(folder))
     client = docker_sandbox.client
-    base = client.images.get("sixarena-base:1")
+    tag = bot_tag(bot, bot_digest(content_hash(folder), base_tag(client)))
+    base = client.images.get(base_tag(client))
     base.tag(*tag.split(":"))
     try:
         with pytest.raises(ImageError, match="not built by the arena"):
@@ -215,7 +222,7 @@ def test_an_image_that_is_not_ours_is_refused(docker_sandbox: DockerSandbox, mak
 def test_leftovers_of_a_killed_run_are_removed(docker_sandbox: DockerSandbox) -> None:
     client = docker_sandbox.client
     stale = client.containers.create(
-        "sixarena-base:1", ["sleep", "60"], labels={LABEL: "bot", f"{LABEL}.owner": f"{socket.gethostname()}:999999999"}
+        base_tag(client), ["sleep", "60"], labels={LABEL: "bot", f"{LABEL}.owner": f"{socket.gethostname()}:999999999"}
     )
     DockerSandbox(client=client)
     with pytest.raises(docker.errors.NotFound):
@@ -276,3 +283,85 @@ async def test_fair_time_stops_a_container_while_others_think(docker_sandbox: Do
     unfair = await cpu_while_others_think(make_bot, fair_time=False, sandbox=docker_sandbox)
     assert unfair > 100, f"without stopping, the spinner burns the sleeper's 150 ms ({unfair} ms)"
     assert fair < 30, f"stopped, it gets almost nothing ({fair} ms)"
+
+
+# --- the base: the SDK layer, rebuilt when the SDK changes ------------------------------
+
+SDK_PROBE = r"""
+import hashlib, json, os, sys
+sys.stdin.readline()
+import protocol, protocol.sixes
+root = os.path.dirname(protocol.__file__)
+files = {}
+for folder, dirs, names in os.walk(root):
+    dirs[:] = [d for d in dirs if d != "__pycache__"]
+    for name in names:
+        path = os.path.join(folder, name)
+        files[os.path.relpath(path, root)] = hashlib.sha256(open(path, "rb").read()).hexdigest()
+print(json.dumps({"where": root, "files": files}), flush=True)
+sys.stdin.readline()
+"""
+
+
+def host_sdk(folder: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in folder.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_the_sdk_in_the_container_is_the_hosts(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
+    seen = trio.run(probe, docker_sandbox, make_bot("sdkprobe", SDK_PROBE))
+    assert seen["where"] == f"{images.SITE_PACKAGES}/protocol"
+    assert seen["files"] == host_sdk(images.protocol_dir())
+    assert "sixes.py" in seen["files"]
+
+
+def test_a_new_sdk_makes_a_new_base_and_new_bot_images(
+    docker_sandbox: DockerSandbox, make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    client = docker_sandbox.client
+    bot = load_bot(make_bot("sdkprobe", SDK_PROBE))
+    old_base = base_tag(client)
+    docker_sandbox.prepare(bot, lambda line: None)
+    old_image = bot_image(client, bot, build_missing=False)
+
+    sdk = tmp_path / "protocol"
+    shutil.copytree(images.protocol_dir(), sdk, ignore=shutil.ignore_patterns("__pycache__"))
+    (sdk / "added.py").write_text(f"TOKEN = {uuid.uuid4().hex!r}\n")
+    monkeypatch.setattr(images, "protocol_dir", lambda: sdk)
+    new_base = base_tag(client)
+    assert new_base != old_base and new_base.startswith("sixarena-base:sdk-")
+    assert not images.base_exists(client)
+    with pytest.raises(ImageError, match="no image"):
+        bot_image(client, bot, build_missing=False)
+    try:
+        started = time.monotonic()
+        lines: list[str] = []
+        docker_sandbox.prepare(bot, lines.append)  # builds the SDK layer, then the bot's image on it
+        assert time.monotonic() - started < 60, "the SDK layer is cheap"
+        assert any(line.startswith(f"built {new_base}") for line in lines), lines
+        new_image = bot_image(client, bot, build_missing=False)
+        assert new_image != old_image
+        labels = client.images.get(new_image).labels
+        assert labels[f"{LABEL}.base"] == new_base and labels[f"{LABEL}.content"] == content_hash(bot.path)
+        seen = trio.run(probe, docker_sandbox, bot.path)
+        assert seen["files"] == host_sdk(sdk), "the new base holds the changed SDK"
+        assert "added.py" in seen["files"]
+    finally:
+        for tag in (bot_tag(bot, bot_digest(content_hash(bot.path), new_base)), new_base):
+            with contextlib.suppress(docker.errors.APIError):
+                client.images.remove(tag)
+    monkeypatch.undo()
+    assert base_tag(client) == old_base and bot_image(client, bot, build_missing=False) == old_image
+
+
+async def test_a_sixes_bot_plays_in_docker(docker_sandbox: DockerSandbox) -> None:
+    bots = [load_bot(SAMPLES / "sixes-random")] * 3
+    await trio.to_thread.run_sync(docker_sandbox.prepare, bots[0], lambda line: None)
+    spec = MatchSpec(
+        "sixes", {"chips": 4, "max_rounds": 3}, bots, [GameSpec(3, [0, 1, 2])], TimeLimits(1000, 10_000, 30_000)
+    )
+    game = (await play_match(spec, docker_sandbox)).games[0]
+    assert [status.status for status in game.statuses] == ["ok"] * 3, [s.faults for s in game.statuses]

@@ -13,8 +13,9 @@ SandboxName = Literal["auto", "docker", "local"]
 def choose_sandbox(name: SandboxName, limits: ResourceLimits | None = None) -> tuple[Sandbox, str | None]:
     """The sandbox to use, and a note for the user when ``auto`` fell back to local.
 
-    ``auto`` takes Docker when an engine answers and the base image is built; ``docker``
-    insists, with an error that names the fix.
+    ``auto`` takes Docker when an engine answers and the base image's root file system is
+    built (its thin SDK layer is made when bots are prepared, if the SDK changed);
+    ``docker`` insists, with an error that names the fix.
     """
     from .local import LocalSandbox
 
@@ -29,10 +30,11 @@ def choose_sandbox(name: SandboxName, limits: ResourceLimits | None = None) -> t
         if name == "docker":
             raise StartError(str(exc)) from None
         return LocalSandbox(limits), "no Docker engine answers: bots run as local processes"
-    if not images.base_exists(client):
+    if not images.rootfs_exists(client):
         if name == "docker":
-            raise StartError(f"the base image {images.BASE_IMAGE} is missing: run `arena image build`")
-        return LocalSandbox(
-            limits
-        ), f"Docker answers but {images.BASE_IMAGE} is not built (`arena image build`): bots run as local processes"
+            raise StartError(f"the base image ({images.ROOTFS_IMAGE}) is missing: run `arena image build`")
+        return LocalSandbox(limits), (
+            f"Docker answers but the base image ({images.ROOTFS_IMAGE}) is not built (`arena image build`):"
+            " bots run as local processes"
+        )
     return DockerSandbox(limits, client), None

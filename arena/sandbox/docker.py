@@ -173,7 +173,8 @@ class DockerSandbox:
         return self.isolation
 
     def prepare(self, bot: Bot, progress: Any = print) -> str:
-        """Build the bot's image if it is missing (before any clock runs)."""
+        """Build the bot's image if it is missing (before any clock runs), and first the
+        base's SDK layer if the SDK changed since it was built."""
         return bot_image(self.client, bot, build_missing=True, progress=progress)
 
     async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> DockerProcess:
