@@ -5,8 +5,9 @@
 # - as root on Debian: bubblewrap (the local sandbox), the toolchains of the sample
 #   bots (nodejs, gcc, make, libc6-dev, perl), docker.io and debootstrap;
 #   a Docker engine started without a default bridge (bots never get a network);
-#   and the base image bots run on (`arena image build`, about two minutes once).
-# ARENA_NO_DOCKER=1 skips the Docker part.
+#   and the base image bots run on (`arena image build`, about two minutes once);
+#   Chromium and its driver for the browser tests.
+# ARENA_NO_DOCKER=1 skips the Docker part, ARENA_NO_BROWSER=1 the browser.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -49,6 +50,12 @@ if is_root; then
     if [ ${#missing[@]} -gt 0 ]; then
         echo "setup: installing ${missing[*]}"
         apt_install "${missing[@]}"
+    fi
+    # The browser tests drive Debian's Chromium through its driver (no browser download
+    # is possible here). ARENA_NO_BROWSER=1 leaves them out.
+    if [ "${ARENA_NO_BROWSER:-}" != 1 ] && { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; }; then
+        echo "setup: installing chromium and chromium-driver (browser tests)"
+        apt_install --no-install-recommends chromium chromium-driver
     fi
 fi
 

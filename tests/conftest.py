@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import textwrap
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,8 +91,89 @@ def docker_sandbox() -> object:
     return DockerSandbox(client=client)
 
 
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+BROWSER_REQUIRED = os.environ.get("ARENA_REQUIRE_BROWSER") == "1"
+"""Set by CI: there, a missing Chromium fails the browser tests, never skips."""
+_browser_skipped: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium driven by Selenium (setup.sh installs both). No browser
+    is downloaded: the driver is the one at /usr/bin/chromedriver."""
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
+    if missing:
+        reason = f"{' and '.join(missing)} not installed (setup.sh installs chromium and chromium-driver)"
+        if BROWSER_REQUIRED:
+            pytest.fail(f"browser tests required but {reason}")
+        _browser_skipped.append(reason)
+        pytest.skip(f"browser tests skipped: {reason}")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,900",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='arena-chromium-')}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@contextmanager
+def serving(db: Path) -> Iterator[str]:
+    """``arena serve`` on a free loopback port for ``db``; yields its base URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    arena = str(Path(sys.executable).parent / "arena")
+    proc = subprocess.Popen(
+        [arena, "serve", "--db", str(db), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/health", timeout=1).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    output = proc.stdout.read() if proc.stdout else ""
+                    raise RuntimeError(f"arena serve did not come up: {output}") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if _docker_skipped:
         terminalreporter.write_line(
             f"NOTE: the Docker tests were skipped: {_docker_skipped[0]}", yellow=True, bold=True
+        )
+    if _browser_skipped:
+        terminalreporter.write_line(
+            f"NOTE: the browser tests were skipped: {_browser_skipped[0]}", yellow=True, bold=True
         )
