@@ -296,8 +296,17 @@ def replay_cmd(
         bool, typer.Option("--stderr", help="Show what each seat wrote to stderr, and its faults.")
     ] = False,
     db: DbOption = DEFAULT_DB,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the game as one self-contained HTML page (the animated viewer, offline) to FILE.",
+            metavar="FILE",
+        ),
+    ] = None,
 ) -> None:
-    """Re-simulate a logged game through the rules and show it turn by turn."""
+    """Re-simulate a logged game through the rules and show it turn by turn; with
+    --html, write it as a web page to open in any browser instead."""
     from . import replay as replay_files
 
     with user_errors():
@@ -309,6 +318,16 @@ def replay_cmd(
             lines = replay_files.read(source)
         header = lines[0]
         assert isinstance(header, replay_files.Header)
+        if html is not None:
+            from .web.viewer import standalone_html
+
+            page = standalone_html(lines, f"Six Arena replay · {Path(name).name}")  # verifies it too
+            try:
+                html.write_text(page, encoding="utf-8")
+            except OSError as exc:
+                fail(f"{html}: cannot write the page: {exc.strerror or exc}")
+            console.print(str(html), soft_wrap=True, markup=False)
+            return
         steps = list(replay_files.verify(lines, name))
         if stderr:
             show_stderr(lines, header)
@@ -469,6 +488,6 @@ def bot_list(db: DbOption = DEFAULT_DB) -> None:
 
 
 def main() -> None:
-    from . import cli_tournaments  # noqa: F401  (registers its commands on the app)
+    from . import cli_tournaments, cli_web  # noqa: F401  (they register their commands on the app)
 
     app()

@@ -15,6 +15,7 @@ import json
 import shutil
 import sqlite3
 import stat
+import urllib.parse
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -186,6 +187,34 @@ class GameRow(msgspec.Struct, frozen=True):
     statuses: list[str]
 
 
+class SeatDetail(msgspec.Struct, frozen=True):
+    seat: int
+    bot: str
+    """``name:version``."""
+    rank: int
+    score: int
+    status: str
+    faults: dict[str, int]
+    """Counts by kind, only the kinds that happened."""
+
+
+class GameDetail(msgspec.Struct, frozen=True):
+    """A stored game and its seats, as the web shows it."""
+
+    id: int
+    tournament: str
+    match_no: int
+    game_no: int
+    deal: int
+    seed: int
+    game: str
+    variant: str
+    rounds: int
+    wall_ms: float
+    started: str
+    seats: list[SeatDetail]
+
+
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
@@ -193,18 +222,34 @@ def now() -> str:
 class Store:
     """One open database (default ``arena.db``), with bot snapshots in ``<db>-bots/``."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+        """Open (and create, and migrate) the database at ``path``.
+
+        ``read_only`` opens an existing file with SQLite's ``mode=ro``: nothing is created,
+        migrated or written (``cache_board`` does nothing), so a reader such as the web
+        server can never disturb a tournament writing to the same file.
+        """
         self.path = Path(path)
+        self.read_only = read_only
         if self.path.is_dir():
             raise StoreError(f"{path}: is a folder, not a database file")
         try:
             # One thread at a time, but not always the same one (a tournament writes from a
             # worker thread while its event loop runs).
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            if read_only:
+                uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+                self.db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30, check_same_thread=False)
+                try:
+                    self._check_version()
+                except BaseException:
+                    self.db.close()
+                    raise
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self._migrate()
         except sqlite3.OperationalError as exc:
             raise StoreError(f"{path}: cannot open the database ({exc}): is another arena changing it?") from None
         except sqlite3.DatabaseError as exc:
@@ -219,6 +264,21 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _check_version(self) -> None:
+        """A read-only store needs the current schema: it cannot migrate an old one."""
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            raise StoreError(f"{self.path}: not an arena database yet (a tournament creates it)")
+        if version != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: schema version {version}, this arena reads {SCHEMA_VERSION}"
+                + (
+                    f": any arena command migrates it (`arena games --db {self.path}`)"
+                    if version < SCHEMA_VERSION
+                    else ""
+                )
+            )
 
     def _migrate(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -443,19 +503,25 @@ class Store:
             raise StoreError(f"no game {game_id} in {self.path} (`arena games` lists them)")
         return zlib.decompress(row[0])
 
-    def results(self, game: str | None, variant: str | None, tournament: str | None) -> list[tuple[Any, ...]]:
+    def results(
+        self, game: str | None, variant: str | None, tournament: str | None, through_tournament: int | None = None
+    ) -> list[tuple[Any, ...]]:
         """Per game: ``(tournament, match, deal, rounds, bots, ranks, scores)``, the last three
-        as comma-separated text seat by seat: what ratings and totals are computed from."""
-        where, args = _scope(game, variant, tournament)
+        as comma-separated text seat by seat: what ratings and totals are computed from.
+        ``through_tournament``: only games of tournaments with at most this id (a rating
+        as it stood after that tournament)."""
+        where, args = _scope(game, variant, tournament, through_tournament)
         return self.db.execute(
             f"""SELECT g.tournament_id, g.match_no, g.deal, g.rounds, g.seat_bots, g.seat_ranks, g.seat_scores
                 FROM games g {_join_tournaments(tournament)} WHERE {where}""",
             args,
         ).fetchall()
 
-    def fault_totals(self, game: str | None, variant: str | None, tournament: str | None) -> dict[int, tuple[int, ...]]:
+    def fault_totals(
+        self, game: str | None, variant: str | None, tournament: str | None, through_tournament: int | None = None
+    ) -> dict[int, tuple[int, ...]]:
         """Per bot with any fault: timeouts, crashes, malformed lines, illegal answers."""
-        where, args = _scope(game, variant, tournament)
+        where, args = _scope(game, variant, tournament, through_tournament)
         rows = self.db.execute(
             f"""SELECT s.bot_id, sum(s.timeouts), sum(s.crashes), sum(s.malformed), sum(s.illegal)
                 FROM game_seats s JOIN games g ON g.id = s.game_id {_join_tournaments(tournament)}
@@ -470,8 +536,11 @@ class Store:
         query = f"SELECT DISTINCT g.game, g.variant FROM games g {_join_tournaments(tournament)} WHERE {where} ORDER BY 1, 2"
         return [(r[0], r[1]) for r in self.db.execute(query, args)]
 
-    def last_game_id(self) -> int:
-        return int(self.db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
+    def last_game_id(self, tournament_id: int | None = None) -> int:
+        if tournament_id is None:
+            return int(self.db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
+        query = "SELECT coalesce(max(id), 0) FROM games WHERE tournament_id = ?"
+        return int(self.db.execute(query, (tournament_id,)).fetchone()[0])
 
     def cached_board(self, scope: str, last_game: int) -> str | None:
         row = self.db.execute(
@@ -480,19 +549,146 @@ class Store:
         return None if row is None else str(row[0])
 
     def cache_board(self, scope: str, last_game: int, board: str) -> None:
+        if self.read_only:  # a reader keeps its own cache (the web server does)
+            return
         with self._transaction():
             self.db.execute(
                 "INSERT OR REPLACE INTO ratings (scope, last_game, computed, board) VALUES (?, ?, ?, ?)",
                 (scope, last_game, now(), board),
             )
 
+    # --- reading, for the web ---------------------------------------------------------
 
-def _scope(game: str | None, variant: str | None, tournament: str | None) -> tuple[str, list[Any]]:
-    clauses, args = ["1"], []
+    def latest_cached_board(self, scope: str) -> tuple[int, str] | None:
+        """The newest board cached for ``scope`` whatever game it was computed at, with
+        that game's id: worth showing while a fresh one is computed."""
+        row = self.db.execute("SELECT last_game, board FROM ratings WHERE scope = ?", (scope,)).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def list_tournaments(self) -> list[Tournament]:
+        rows = self.db.execute(
+            "SELECT id, name, game, variant, settings, seed, config, status, created, finished FROM tournaments ORDER BY id"
+        )
+        return [Tournament(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], json.loads(r[6]), *r[7:]) for r in rows]
+
+    def games_per_tournament(self) -> dict[int, int]:
+        query = "SELECT tournament_id, count(*) FROM games GROUP BY tournament_id"
+        return {row[0]: row[1] for row in self.db.execute(query)}
+
+    def kind_counts(self) -> list[tuple[str, str, int]]:
+        """``(game, variant, games stored)`` for every kind with stored games."""
+        query = "SELECT game, variant, count(*) FROM games GROUP BY game, variant ORDER BY game, variant"
+        return [(r[0], r[1], r[2]) for r in self.db.execute(query)]
+
+    def bot_game_counts(self) -> dict[int, int]:
+        """Games played per bot: its seats (a tournament never seats a bot twice)."""
+        query = "SELECT bot_id, count(*) FROM game_seats GROUP BY bot_id"
+        return {row[0]: row[1] for row in self.db.execute(query)}
+
+    def game_detail(self, game_id: int) -> GameDetail | None:
+        found = self._details("g.id = ?", [game_id], False, 1, 0)
+        return found[0] if found else None
+
+    def find_games(
+        self,
+        tournament_id: int | None = None,
+        bot_id: int | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        newest_first: bool = False,
+    ) -> list[GameDetail]:
+        """A page of stored games with their seats, of one tournament and/or one bot."""
+        if bot_id is not None and tournament_id is None:
+            # A bot's seats in the order they were stored, which is the games' order: the
+            # index on bot_id walks them from either end and stops at the page.
+            order = "DESC" if newest_first else "ASC"
+            query = f"SELECT game_id FROM game_seats WHERE bot_id = ? ORDER BY rowid {order} LIMIT ? OFFSET ?"
+            ids = [row[0] for row in self.db.execute(query, (bot_id, limit, offset))]
+            if not ids:
+                return []
+            where = f"g.id IN ({', '.join('?' * len(ids))})"
+            return self._details(where, ids, newest_first, limit, 0)
+        # `+` keeps SQLite from the (tournament, match, game) index: walking the games by
+        # id and keeping the tournament's stops at the page instead of sorting them all.
+        where, args = self._games_where(tournament_id, bot_id, "+g.tournament_id")
+        return self._details(where, args, newest_first, limit, offset)
+
+    def count_games_of(self, tournament_id: int | None = None, bot_id: int | None = None) -> int:
+        if bot_id is not None and tournament_id is None:
+            query = "SELECT count(*) FROM game_seats WHERE bot_id = ?"
+            return int(self.db.execute(query, (bot_id,)).fetchone()[0])
+        where, args = self._games_where(tournament_id, bot_id)
+        return int(self.db.execute(f"SELECT count(*) FROM games g WHERE {where}", args).fetchone()[0])
+
+    @staticmethod
+    def _games_where(
+        tournament_id: int | None, bot_id: int | None, tournament_column: str = "g.tournament_id"
+    ) -> tuple[str, list[Any]]:
+        clauses, args = ["1"], list[Any]()
+        if tournament_id is not None:
+            clauses.append(f"{tournament_column} = ?")
+            args.append(tournament_id)
+        if bot_id is not None:
+            clauses.append("g.id IN (SELECT game_id FROM game_seats WHERE bot_id = ?)")
+            args.append(bot_id)
+        return " AND ".join(clauses), args
+
+    def _details(self, where: str, args: list[Any], newest_first: bool, limit: int, offset: int) -> list[GameDetail]:
+        order = "DESC" if newest_first else "ASC"
+        rows = self.db.execute(
+            f"""WITH page AS (
+                    SELECT g.id, t.name, g.match_no, g.game_no, g.deal, g.seed, g.game, g.variant, g.rounds,
+                           g.wall_ms, g.started
+                    FROM games g JOIN tournaments t ON t.id = g.tournament_id
+                    WHERE {where} ORDER BY g.id {order} LIMIT ? OFFSET ?)
+                SELECT page.*, s.seat, b.name || ':' || b.version, s.rank, s.score, s.status,
+                       s.timeouts, s.crashes, s.malformed, s.illegal
+                FROM page JOIN game_seats s ON s.game_id = page.id JOIN bots b ON b.id = s.bot_id
+                ORDER BY page.id {order}, s.seat""",
+            (*args, limit, offset),
+        )
+        games: list[GameDetail] = []
+        for r in rows:
+            if not games or games[-1].id != r[0]:
+                games.append(GameDetail(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], []))
+            faults = {kind: count for kind, count in zip(FAULT_KINDS, r[16:20], strict=True) if count}
+            games[-1].seats.append(SeatDetail(r[11], r[12], r[13], r[14], r[15], faults))
+        return games
+
+    def bot_tournaments(self, bot_id: int) -> list[tuple[int, str, str]]:
+        """``(tournament id, game, variant)`` of every tournament the bot played games in."""
+        query = """SELECT DISTINCT g.tournament_id, g.game, g.variant FROM game_seats s JOIN games g ON g.id = s.game_id
+                   WHERE s.bot_id = ? ORDER BY 1, 2, 3"""
+        return [(r[0], r[1], r[2]) for r in self.db.execute(query, (bot_id,))]
+
+    def opponents(self, bot_id: int) -> list[tuple[str, int, int, int, int]]:
+        """Per opponent: ``(name:version, games together, finished ahead, behind, tied)``."""
+        query = """SELECT b.name || ':' || b.version, count(DISTINCT s.game_id), sum(s.rank < o.rank),
+                          sum(s.rank > o.rank), sum(s.rank = o.rank)
+                   FROM game_seats s JOIN game_seats o ON o.game_id = s.game_id AND o.bot_id != s.bot_id
+                   JOIN bots b ON b.id = o.bot_id
+                   WHERE s.bot_id = ? GROUP BY o.bot_id ORDER BY 2 DESC, 1"""
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in self.db.execute(query, (bot_id,))]
+
+    def faulty_seats(self, bot_id: int, limit: int) -> list[tuple[int, int]]:
+        """The newest ``(game id, seat)`` where the bot committed faults (their evidence is
+        in the replay)."""
+        query = """SELECT game_id, seat FROM game_seats
+                   WHERE bot_id = ? AND timeouts + crashes + malformed + illegal > 0 ORDER BY game_id DESC LIMIT ?"""
+        return [(r[0], r[1]) for r in self.db.execute(query, (bot_id, limit))]
+
+
+def _scope(
+    game: str | None, variant: str | None, tournament: str | None, through_tournament: int | None = None
+) -> tuple[str, list[Any]]:
+    clauses, args = ["1"], list[Any]()
     for column, value in (("g.game", game), ("g.variant", variant), ("t.name", tournament)):
         if value is not None:
             clauses.append(f"{column} = ?")
             args.append(value)
+    if through_tournament is not None:
+        clauses.append("g.tournament_id <= ?")
+        args.append(through_tournament)
     return " AND ".join(clauses), args
 
 

@@ -3,7 +3,8 @@ JSON or CSV.
 
 Reads the store (never writes results); the rating math is ``leaderboard.ratings``.
 A computed board is cached in the store keyed by the newest game id, so asking again
-before another game is stored costs one query.
+before another game is stored costs one query (a read-only store skips writing it:
+the web server keeps its own cache).
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ def _numbers(texts: Any, dtype: Any) -> Any:
     return np.fromstring(",".join(texts), dtype=dtype, sep=",")
 
 
-def _load(store: Store, game: str | None, variant: str | None, tournament: str | None) -> _Scope | None:
-    rows = store.results(game, variant, tournament)
+def _load(
+    store: Store, game: str | None, variant: str | None, tournament: str | None, through: int | None = None
+) -> _Scope | None:
+    rows = store.results(game, variant, tournament, through)
     if not rows:
         return None
     keys = np.array([(t << 40) | (m << 20) | d for t, m, d, *_ in rows], dtype=np.int64)
@@ -89,20 +92,40 @@ def _load(store: Store, game: str | None, variant: str | None, tournament: str |
     )
 
 
+def board_scope(
+    game: str | None = None, variant: str | None = None, tournament: str | None = None, through: int | None = None
+) -> str:
+    """The key a board is cached under in the store."""
+    return f"board|{game}|{variant}|{tournament}" + ("" if through is None else f"|through {through}")
+
+
+def decode_rows(board: str | bytes) -> list[Row]:
+    """Rows as ``leaderboard`` caches them (JSON)."""
+    return _rows_decoder.decode(board)
+
+
 def leaderboard(
-    store: Store, game: str | None = None, variant: str | None = None, tournament: str | None = None
+    store: Store,
+    game: str | None = None,
+    variant: str | None = None,
+    tournament: str | None = None,
+    through_tournament: int | None = None,
 ) -> list[Row]:
-    """Every bot of the chosen games, best Elo first."""
-    scope = f"board|{game}|{variant}|{tournament}"
+    """Every bot of the chosen games, best Elo first.
+
+    ``through_tournament``: only the games of tournaments with at most this id, the
+    board as it stood after that tournament (the web's rating-over-time chart).
+    """
+    scope = board_scope(game, variant, tournament, through_tournament)
     last = store.last_game_id()
     cached = store.cached_board(scope, last)
     if cached is not None:
         return _rows_decoder.decode(cached)
-    loaded = _load(store, game, variant, tournament)
+    loaded = _load(store, game, variant, tournament, through_tournament)
     if loaded is None:
         return []
     names = store.bot_names()
-    faults = store.fault_totals(game, variant, tournament)
+    faults = store.fault_totals(game, variant, tournament, through_tournament)
     index = {bot_id: i for i, bot_id in enumerate(loaded.bot_ids)}
     rows = []
     for position, rating in enumerate(rate(loaded.table), 1):

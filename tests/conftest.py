@@ -112,6 +112,7 @@ def browser() -> Iterator[Any]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    profile = tempfile.mkdtemp(prefix="arena-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in (
@@ -125,13 +126,14 @@ def browser() -> Iterator[Any]:
         "--disable-component-update",
         "--disable-sync",
         "--window-size=1280,900",
-        f"--user-data-dir={tempfile.mkdtemp(prefix='arena-chromium-')}",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
     driver.set_page_load_timeout(30)
     yield driver
     driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
 
 
 @contextmanager

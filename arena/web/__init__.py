@@ -1,0 +1,1 @@
+"""The arena on the web: the server, its pages and the replay viewer."""

@@ -1,0 +1,297 @@
+"""The web server's ASGI app (Starlette): pages in HTML, the same data as JSON under /api/.
+
+Every endpoint is a plain function, so Starlette runs it in a worker thread: database
+reads and rendering never hold up the event loop that serves other requests. Errors
+become a clear page, or ``{"error": "..."}`` under /api/, with the right status; a
+traceback only ever goes to the server's log.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import urllib.parse
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import charts
+from .data import Unavailable, WebError
+from .pages import GAMES_LIMIT, Site, variants_of
+
+HERE = Path(__file__).resolve().parent
+log = logging.getLogger("arena.web")
+
+SECURITY_HEADERS = [
+    # Everything comes from this server: no CDN, no remote asset, no inline script.
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        b"script-src 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+]
+
+API_ENDPOINTS = [
+    "/api/health",
+    "/api/leaderboard?game=&variant=&tournament=",
+    "/api/tournaments",
+    "/api/tournaments/NAME",
+    "/api/bots",
+    "/api/bots/NAME[:VERSION]",
+    "/api/games?tournament=&bot=&limit=&offset=&order=",
+    "/api/games/ID",
+    "/api/games/ID/frames",
+    "/api/games/ID/replay",
+]
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.globals.update(bar_x=charts.bar_x, rating_chart=charts.rating_chart, variants_of=variants_of)
+    env.filters["q"] = lambda value: urllib.parse.quote(str(value), safe=":")
+    env.filters["pct"] = lambda value: f"{100 * value:.0f}%"
+    return env
+
+
+# --- reading the request ----------------------------------------------------------------
+
+
+def text_param(request: Request, name: str) -> str | None:
+    value = request.query_params.get(name, "").strip()
+    return value or None
+
+
+LARGEST = 2**63 - 1
+"""The largest integer SQLite stores."""
+
+
+def int_param(request: Request, name: str, default: int, low: int, high: int = LARGEST) -> int:
+    raw = request.query_params.get(name, "").strip()
+    if not raw:
+        return default
+    bounds = f"from {low} to {high}" if high < LARGEST else f"at least {low}"
+    try:
+        value = int(raw)
+    except ValueError:
+        raise WebError(400, f"{name} must be a whole number {bounds}, not {raw!r}") from None
+    if not low <= value <= high:
+        raise WebError(400, f"{name} must be {bounds}, not {value}")
+    return value
+
+
+def game_id_param(request: Request) -> int:
+    raw = str(request.path_params["game_id"])
+    if not raw.isascii() or not raw.isdigit():
+        raise WebError(400, f"a game id is a whole number (`arena games` lists them), not {raw!r}")
+    if int(raw) > LARGEST:
+        raise WebError(404, f"no game {raw} (the games page lists them)")
+    return int(raw)
+
+
+def order_param(request: Request, default: str) -> bool:
+    """True for newest first."""
+    order = request.query_params.get("order", default).strip() or default
+    if order not in ("asc", "desc"):
+        raise WebError(400, f"order must be asc or desc, not {order!r}")
+    return order == "desc"
+
+
+# --- the app ----------------------------------------------------------------------------
+
+
+def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
+    """The site over the database at ``db_path`` (which need not exist yet)."""
+    site = Site(Path(db_path))
+    env = _environment()
+
+    def json(data: Any, status: int = 200) -> Response:
+        return Response(msgspec.json.encode(data), status, media_type="application/json")
+
+    def html(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
+        body = env.get_template(template).render(path=request.url.path, db=str(site.db.path), **context)
+        return HTMLResponse(body, code)
+
+    def page(template: str, load: Callable[[Request], dict[str, Any]]) -> tuple[Callable[..., Response], ...]:
+        """An HTML endpoint and its JSON twin over the same data."""
+
+        def as_html(request: Request) -> Response:
+            return html(request, template, data=load(request))
+
+        def as_json(request: Request) -> Response:
+            return json(load(request))
+
+        return as_html, as_json
+
+    def index(request: Request) -> dict[str, Any]:
+        return site.index()
+
+    def leaderboard(request: Request) -> dict[str, Any]:
+        return site.leaderboard(
+            text_param(request, "game"), text_param(request, "variant"), text_param(request, "tournament")
+        )
+
+    def tournaments(request: Request) -> dict[str, Any]:
+        return site.tournaments()
+
+    def tournament(request: Request) -> dict[str, Any]:
+        return site.tournament(request.path_params["name"])
+
+    def bots(request: Request) -> dict[str, Any]:
+        return site.bots()
+
+    def bot(request: Request) -> dict[str, Any]:
+        return site.bot(request.path_params["ref"])
+
+    def games(request: Request) -> dict[str, Any]:
+        return site.games(
+            text_param(request, "tournament"),
+            text_param(request, "bot"),
+            int_param(request, "limit", 50, 1, GAMES_LIMIT),
+            int_param(request, "offset", 0, 0),
+            order_param(request, "desc" if not request.url.path.startswith("/api/") else "asc"),
+        )
+
+    def game(request: Request) -> dict[str, Any]:
+        return site.game(game_id_param(request))
+
+    def frames(request: Request) -> Response:
+        return Response(site.frames(game_id_param(request)), media_type="application/json")
+
+    def raw_replay(request: Request) -> Response:
+        game_id = game_id_param(request)
+        return Response(
+            site.replay(game_id),
+            media_type="application/x-ndjson",
+            headers={"content-disposition": f'inline; filename="game-{game_id}.jsonl"'},
+        )
+
+    def health(request: Request) -> Response:
+        return json(site.health())
+
+    def api_index(request: Request) -> Response:
+        try:
+            summary: dict[str, Any] = site.index()
+        except Unavailable as exc:
+            summary = {"error": str(exc)}
+        return json({"endpoints": API_ENDPOINTS, **summary})
+
+    routes: list[Route | Mount] = []
+    for path, template, load in (
+        ("/", "index.html", index),
+        ("/leaderboard", "leaderboard.html", leaderboard),
+        ("/tournaments", "tournaments.html", tournaments),
+        ("/tournaments/{name:path}", "tournament.html", tournament),
+        ("/bots", "bots.html", bots),
+        ("/bots/{ref:path}", "bot.html", bot),
+        ("/games", "games.html", games),
+        ("/games/{game_id}", "game.html", game),
+    ):
+        as_html, as_json = page(template, load)
+        routes.append(Route(path, as_html))
+        if path != "/":
+            routes.append(Route("/api" + path, as_json))
+    routes += [
+        Route("/api", api_index),
+        Route("/api/health", health),
+        Route("/api/games/{game_id}/frames", frames),
+        Route("/api/games/{game_id}/replay", raw_replay),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+
+    async def on_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, WebError):
+            status, message = exc.status, exc.message
+        elif isinstance(exc, Unavailable):
+            status, message = 503, str(exc)
+        elif isinstance(exc, HTTPException):
+            status = exc.status_code
+            message = f"no page at {request.url.path}" if status == 404 else str(exc.detail)
+        else:
+            log.error("error answering %s", request.url.path, exc_info=exc)
+            status, message = 500, "internal error: the server could not answer this request (its log has the details)"
+        if request.url.path.startswith("/api"):
+            return json({"error": message}, status)
+        try:
+            return html(request, "error.html", status, status=status, message=message)
+        except Exception as failure:  # the error page itself failed: plain words, still no traceback
+            log.error("error page for %s failed", request.url.path, exc_info=failure)
+            return PlainTextResponse(f"error {status}: {message}\n", status)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if warm_up:
+            threading.Thread(target=_warm_up, args=(site,), daemon=True, name="arena-warm-up").start()
+        yield
+        site.db.close()
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={Exception: on_error, HTTPException: on_error, WebError: on_error, Unavailable: on_error},
+        lifespan=lifespan,
+    )
+    app.state.site = site
+    return app
+
+
+WARM_TOURNAMENTS = 3
+"""The newest tournaments whose standings are computed at start."""
+
+
+def _warm_up(site: Site) -> None:
+    """Compute every leaderboard, and the standings of the newest tournaments, once at
+    start, so that the first visitors do not wait for them."""
+    try:
+        site.leaderboard(None, None, None)
+        for summary in site.tournaments()["tournaments"][:WARM_TOURNAMENTS]:
+            site.tournament(summary["name"])
+    except Unavailable:
+        pass
+    except Exception:
+        log.exception("warming up the leaderboards failed")
+
+
+class Headers:
+    """ASGI middleware: the security headers on every response, and the time taken
+    (``server-timing: app;dur=MS``, read by the benchmark)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                took = f"app;dur={(time.perf_counter() - start) * 1000:.1f}".encode()
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS, (b"server-timing", took)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def asgi_app(db_path: str | Path, warm_up: bool = True) -> ASGIApp:
+    """What ``arena serve`` serves."""
+    return Headers(create_app(db_path, warm_up))

@@ -1,0 +1,216 @@
+"""The web's side of the database: read-only connections and caches that keep pages fast.
+
+The server never writes: every connection is a read-only ``Store`` (SQLite ``mode=ro``),
+taken from a small pool by one request at a time, in the worker thread that serves it.
+A tournament writing to the same file in WAL mode is never blocked by these readers,
+and they never see half a game.
+
+What is expensive (a leaderboard's ratings, a bot's record) is computed once per
+*stamp*, the id of the newest stored game, and kept in memory. When a game arrives the
+last value is still served, marked stale, while a fresh one is computed in a background
+thread (stale-while-revalidate): a page never waits seconds for ratings while a
+tournament adds games. Only a value never computed before is computed on the spot.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from ..store import Store, StoreError
+
+log = logging.getLogger("arena.web")
+T = TypeVar("T")
+
+FINAL = -1
+"""The stamp of a value that can no longer change (a board of finished tournaments only)."""
+STALE = -2
+"""The stamp of a value known only to be worth showing until a fresh one is computed."""
+
+
+class Unavailable(Exception):
+    """The database cannot be read (yet): the pages answer 503 with this message."""
+
+
+class WebError(Exception):
+    """A request the site refuses: an HTTP status and a message naming the input."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Database:
+    """Read-only stores over one database file, pooled: one request holds one at a time."""
+
+    def __init__(self, path: Path, pool_size: int = 8) -> None:
+        self.path = path
+        self.pool_size = pool_size
+        self._idle: queue.SimpleQueue[tuple[tuple[int, int], Store]] = queue.SimpleQueue()
+
+    def _file_id(self) -> tuple[int, int]:
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            raise Unavailable(f"no database at {self.path} yet: a tournament creates it") from None
+        except OSError as exc:
+            raise Unavailable(f"cannot read the database at {self.path}: {exc.strerror}") from None
+        return info.st_dev, info.st_ino
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        """A read-only store for this thread's use; ``Unavailable`` when there is no database."""
+        file_id = self._file_id()
+        store = None
+        while store is None:
+            try:
+                opened_for, candidate = self._idle.get_nowait()
+            except queue.Empty:
+                break
+            if opened_for == file_id:
+                store = candidate
+            else:  # the file was replaced since this connection was opened
+                candidate.close()
+        if store is None:
+            try:
+                store = Store(self.path, read_only=True)
+            except StoreError as exc:
+                raise Unavailable(str(exc)) from None
+        healthy = False
+        try:
+            yield store
+            healthy = True
+        except WebError:  # a refused request: the connection is fine
+            healthy = True
+            raise
+        finally:
+            if healthy and self._idle.qsize() < self.pool_size:
+                self._idle.put((file_id, store))
+            else:
+                store.close()
+
+    def close(self) -> None:
+        while True:
+            try:
+                _, store = self._idle.get_nowait()
+            except queue.Empty:
+                return
+            store.close()
+
+
+@dataclass(frozen=True)
+class Cached(Generic[T]):
+    value: T
+    stamp: int
+    """The stamp the value was computed at."""
+    stale: bool
+    """A newer stamp exists; a fresh value is being computed."""
+    computed: float
+    """When (``time.time()``)."""
+
+
+class Revalidating:
+    """Values by key, each valid for one stamp; stale ones served while refreshed.
+
+    ``get`` returns at once when the key has any value: the current one, or the last
+    one while a background thread computes the current (one thread per key at a time).
+    A key never computed is computed in the caller's thread, once even when several
+    requests ask together.
+    """
+
+    def __init__(self, db: Database, background: bool = True) -> None:
+        self.db = db
+        self.background = background
+        self._entries: dict[Hashable, Cached[Any]] = {}
+        self._lock = threading.Lock()
+        self._key_locks: dict[Hashable, threading.Lock] = {}
+        self._refreshing: set[Hashable] = set()
+
+    def peek(self, key: Hashable) -> Cached[Any] | None:
+        return self._entries.get(key)
+
+    def put(self, key: Hashable, stamp: int, value: Any) -> None:
+        self._entries[key] = Cached(value, stamp, False, time.time())
+
+    def get(self, key: Hashable, stamp: int, compute: Callable[[Store], T], store: Store) -> Cached[T]:
+        entry = self._entries.get(key)
+        if entry is not None and (entry.stamp == stamp or entry.stamp == FINAL):
+            return entry
+        if entry is not None and self.background:
+            self._refresh_later(key, stamp, compute)
+            return Cached(entry.value, entry.stamp, True, entry.computed)
+        with self._lock:
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            entry = self._entries.get(key)
+            if entry is not None and (entry.stamp == stamp or entry.stamp == FINAL):
+                return entry
+            value = compute(store)
+            fresh = Cached(value, stamp, False, time.time())
+            self._entries[key] = fresh
+            return fresh
+
+    def _refresh_later(self, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> None:
+        with self._lock:
+            if key in self._refreshing:
+                return
+            self._refreshing.add(key)
+        threading.Thread(target=self._refresh, args=(key, stamp, compute), daemon=True, name="arena-refresh").start()
+
+    def _refresh(self, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> None:
+        try:
+            with self.db.store() as store:
+                value = compute(store)
+            self._entries[key] = Cached(value, stamp, False, time.time())
+        except Unavailable:
+            pass
+        except Exception:  # the stale value stays; the next request tries again
+            log.exception("refreshing %r failed", key)
+        finally:
+            with self._lock:
+                self._refreshing.discard(key)
+
+    def settle(self, timeout: float = 30.0) -> bool:
+        """Wait until no refresh runs (tests and benchmarks); False on timeout."""
+        deadline = time.monotonic() + timeout
+        while self._refreshing:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+
+class Lru(Generic[T]):
+    """A small thread-safe least-recently-used map, for values that never change."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Hashable, T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> T | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: T) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)

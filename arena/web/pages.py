@@ -1,0 +1,400 @@
+"""What each page shows, as plain data: the JSON API returns it as is, the templates draw it.
+
+Every function here runs in a worker thread (the endpoints are synchronous) and reads
+through a read-only store; what costs more than a query is cached (``data.Revalidating``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import zlib
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .. import replay as replay_files
+from ..games import GAMES
+from ..store import GameDetail, Store, StoreError, Tournament
+from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
+
+GAMES_LIMIT = 500
+"""The most games one request of ``/api/games`` returns."""
+RECENT = 20
+"""Games shown on a tournament's or a bot's page."""
+FAULT_GAMES = 20
+"""Faulty games whose evidence a bot's page shows (the newest)."""
+
+
+def variants_of(game: str) -> tuple[str, ...]:
+    return tuple(getattr(GAMES[game], "VARIANTS", ("standard",)))
+
+
+def check_kind(game: str | None, variant: str | None) -> None:
+    """400 for a game or variant the arena does not know."""
+    if game is not None and game not in GAMES:
+        raise WebError(400, f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
+    if variant is not None:
+        if game is None:
+            raise WebError(400, f"variant={variant} needs a game= as well")
+        if variant not in variants_of(game):
+            raise WebError(400, f"unknown variant {variant!r} of {game}: choose one of {', '.join(variants_of(game))}")
+
+
+def _builtins(value: Any) -> Any:
+    return msgspec.to_builtins(value)
+
+
+class Site:
+    """The pages over one database file."""
+
+    def __init__(self, db_path: Path, background: bool = True) -> None:
+        self.db = Database(db_path)
+        self.cache = Revalidating(self.db, background)
+        self.frame_cache: Lru[bytes] = Lru(64)
+        self._planned: dict[int, int | None] = {}
+        self._planned_lock = threading.Lock()
+
+    # --- shared pieces ---------------------------------------------------------------
+
+    def _cached(self, store: Store, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> Cached[Any]:
+        return self.cache.get(key, stamp, compute, store)
+
+    def board(
+        self,
+        store: Store,
+        stamp: int,
+        game: str,
+        variant: str,
+        tournament: str | None = None,
+        through: int | None = None,
+    ) -> dict[str, Any]:
+        """One leaderboard as served: its rows, and whether they lag behind the newest game.
+
+        ``stamp`` is the newest game id, or for one tournament's board its number of games
+        (so that games of other tournaments do not make it stale)."""
+        from leaderboard.board import board_scope, decode_rows, leaderboard
+
+        key = ("board", game, variant, tournament, through)
+        if self.cache.peek(key) is None:
+            # Before computing anything, serve what the arena's CLI last cached (if any).
+            # The CLI keys it by the newest game id: current if no game came since, or for
+            # one tournament's board, if that tournament's last game came before.
+            stored = store.latest_cached_board(board_scope(game, variant, tournament, through))
+            if stored is not None:
+                seeded = STALE
+                if through is None and tournament is None:
+                    seeded = stored[0]
+                elif through is None and tournament is not None:
+                    found = store.get_tournament(tournament)
+                    if found is not None and store.last_game_id(found.id) <= stored[0]:
+                        seeded = stamp
+                self.cache.put(key, seeded, [_builtins(r) for r in decode_rows(stored[1])])
+
+        def compute(s: Store) -> list[dict[str, Any]]:
+            return [_builtins(r) for r in leaderboard(s, game, variant, tournament, through)]
+
+        cached = self._cached(store, key, stamp, compute)
+        low, high = interval_range(cached.value)
+        return {
+            "game": game,
+            "variant": variant,
+            "tournament": tournament,
+            "rows": cached.value,
+            "stamp": cached.stamp,
+            "stale": cached.stale,
+            "scale": [low, high],
+        }
+
+    def kinds(self, store: Store, stamp: int, tournament: str | None = None) -> list[tuple[str, str]]:
+        cached = self._cached(store, ("kinds", tournament), stamp, lambda s: s.kinds(tournament))
+        return list(cached.value)
+
+    def planned(self, tournament: Tournament) -> int | None:
+        """Games the tournament's schedule holds (None for a tournament without a schedule)."""
+        with self._planned_lock:
+            if tournament.id in self._planned:
+                return self._planned[tournament.id]
+        from ..tournament import TournamentConfig, schedule_of
+
+        try:
+            config = msgspec.convert(tournament.config, TournamentConfig)
+            total: int | None = sum(len(m.games) for m in schedule_of(tournament, config))
+        except (msgspec.ValidationError, ValueError, TypeError):
+            total = None
+        with self._planned_lock:
+            self._planned[tournament.id] = total
+        return total
+
+    def _tournament_summary(self, t: Tournament, done: int) -> dict[str, Any]:
+        return {
+            "name": t.name,
+            "game": t.game,
+            "variant": t.variant,
+            "status": t.status,
+            "created": t.created,
+            "finished": t.finished,
+            "games_done": done,
+            "games_planned": self.planned(t),
+        }
+
+    # --- pages -----------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        answer: dict[str, Any] = {"status": "ok", "database": str(self.db.path)}
+        try:
+            with self.db.store() as store:
+                answer.update(ready=True, games=store.count_games(), last_game=store.last_game_id())
+        except Unavailable as exc:
+            answer.update(ready=False, message=str(exc))
+        return answer
+
+    def index(self) -> dict[str, Any]:
+        with self.db.store() as store:
+            stamp = store.last_game_id()
+            kinds = self._cached(store, ("kind counts",), stamp, lambda s: s.kind_counts()).value
+            tournaments = self.tournaments(store)["tournaments"]
+            return {
+                "kinds": [{"game": g, "variant": v, "games": n} for g, v, n in kinds],
+                "tournaments": tournaments,
+                "games": sum(n for _, _, n in kinds),
+                "bots": len(store.list_bots()),
+                "last_game": stamp,
+            }
+
+    def leaderboard(self, game: str | None, variant: str | None, tournament: str | None) -> dict[str, Any]:
+        check_kind(game, variant)
+        with self.db.store() as store:
+            stamp = store.last_game_id()
+            board_stamp = stamp
+            if tournament is not None:
+                found = store.get_tournament(tournament)
+                if found is None:
+                    raise WebError(404, f"no tournament {tournament!r} (the tournaments page lists them)")
+                board_stamp = store.count_games(found.id)
+            stored = self.kinds(store, stamp, tournament)
+            if game is not None and variant is not None:
+                chosen = [(game, variant)]
+            else:
+                chosen = [(g, v) for g, v in stored if game is None or g == game]
+            return {
+                "game": game,
+                "variant": variant,
+                "tournament": tournament,
+                "kinds": [{"game": g, "variant": v} for g, v in self.kinds(store, stamp)],
+                "tournaments": store.tournament_names(),
+                "boards": [self.board(store, board_stamp, g, v, tournament) for g, v in chosen],
+            }
+
+    def tournaments(self, store: Store | None = None) -> dict[str, Any]:
+        if store is None:
+            with self.db.store() as opened:
+                return self.tournaments(opened)
+        stamp = store.last_game_id()
+        done = self._cached(store, ("games per tournament",), stamp, lambda s: s.games_per_tournament()).value
+        listed = [self._tournament_summary(t, done.get(t.id, 0)) for t in store.list_tournaments()]
+        return {"tournaments": listed[::-1]}
+
+    def tournament(self, name: str) -> dict[str, Any]:
+        with self.db.store() as store:
+            t = store.get_tournament(name)
+            if t is None:
+                raise WebError(404, f"no tournament {name!r} (the tournaments page lists them)")
+            done = store.count_games(t.id)
+            recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
+            return {
+                **self._tournament_summary(t, done),
+                "seed": t.seed,
+                "settings": t.settings,
+                "config": t.config,
+                "last_game_started": recent[0].started if recent else None,
+                "standings": self.board(store, done, t.game, t.variant, t.name),
+                "games": [_builtins(g) for g in recent],
+            }
+
+    def bots(self) -> dict[str, Any]:
+        with self.db.store() as store:
+            stamp = store.last_game_id()
+            counts = self._cached(store, ("bot games",), stamp, lambda s: s.bot_game_counts()).value
+            return {
+                "bots": [
+                    {
+                        "bot": b.ref,
+                        "name": b.name,
+                        "version": b.version,
+                        "language": b.language,
+                        "games_listed": b.games,
+                        "hash": b.hash,
+                        "added": b.added,
+                        "games": counts.get(b.id, 0),
+                    }
+                    for b in store.list_bots()
+                ]
+            }
+
+    def bot(self, ref: str) -> dict[str, Any]:
+        with self.db.store() as store:
+            try:
+                bot = store.get_bot(ref)
+            except StoreError:
+                raise WebError(404, f"no bot {ref!r} (the bots page lists them)") from None
+            stamp = store.last_game_id()
+            faults = store.fault_totals(None, None, None).get(bot.id, (0, 0, 0, 0))
+            opponents = self._cached(store, ("opponents", bot.id), stamp, lambda s: s.opponents(bot.id)).value
+            evidence = self._cached(store, ("faults", bot.id), stamp, lambda s: fault_record(s, bot.id)).value
+            return {
+                "bot": bot.ref,
+                "name": bot.name,
+                "version": bot.version,
+                "language": bot.language,
+                "games_listed": bot.games,
+                "hash": bot.hash,
+                "added": bot.added,
+                "games": store.count_games_of(bot_id=bot.id),
+                "faults": dict(zip(("timeout", "crash", "malformed", "illegal"), faults, strict=True)),
+                "ratings": self.rating_history(store, stamp, bot.id, bot.ref),
+                "opponents": [
+                    {
+                        "bot": o,
+                        "games": n,
+                        "ahead": ahead,
+                        "behind": behind,
+                        "tied": tied,
+                        "ahead_share": round((ahead + tied / 2) / max(ahead + behind + tied, 1), 3),
+                    }
+                    for o, n, ahead, behind, tied in opponents
+                ],
+                "recent_games": [
+                    _builtins(g) for g in store.find_games(bot_id=bot.id, limit=RECENT, newest_first=True)
+                ],
+                "fault_record": evidence,
+            }
+
+    def rating_history(self, store: Store, stamp: int, bot_id: int, ref: str) -> list[dict[str, Any]]:
+        """Per game and variant the bot played: its Elo (with interval, rank) on the board of
+        every game of that kind up to and including each tournament it played in."""
+        tournaments = {t.id: t for t in store.list_tournaments()}
+        played = self._cached(store, ("bot tournaments", bot_id), stamp, lambda s: s.bot_tournaments(bot_id)).value
+        by_kind: dict[tuple[str, str], list[int]] = {}
+        for tournament_id, game, variant in played:
+            by_kind.setdefault((game, variant), []).append(tournament_id)
+        history = []
+        for (game, variant), ids in by_kind.items():
+            same_kind = sorted(t.id for t in tournaments.values() if (t.game, t.variant) == (game, variant))
+            points = []
+            for tournament_id in ids:
+                if same_kind and tournament_id >= same_kind[-1]:  # the whole board: shared with the leaderboard
+                    board = self.board(store, stamp, game, variant)
+                else:
+                    settled = all(tournaments[i].status == "finished" for i in same_kind if i <= tournament_id)
+                    board = self.board(store, FINAL if settled else stamp, game, variant, None, tournament_id)
+                row = next((r for r in board["rows"] if r["bot"] == ref), None)
+                if row is None:
+                    continue
+                t = tournaments.get(tournament_id)
+                points.append(
+                    {
+                        "tournament": t.name if t else str(tournament_id),
+                        "status": t.status if t else "",
+                        "elo": row["elo"],
+                        "low": row["low"],
+                        "high": row["high"],
+                        "rank": row["rank"],
+                        "of": len(board["rows"]),
+                        "games": row["games"],
+                    }
+                )
+            history.append({"game": game, "variant": variant, "points": points})
+        return history
+
+    def games(
+        self, tournament: str | None, bot: str | None, limit: int, offset: int, newest_first: bool
+    ) -> dict[str, Any]:
+        with self.db.store() as store:
+            tournament_id = bot_id = None
+            if tournament is not None:
+                t = store.get_tournament(tournament)
+                if t is None:
+                    raise WebError(404, f"no tournament {tournament!r} (the tournaments page lists them)")
+                tournament_id = t.id
+            if bot is not None:
+                try:
+                    bot_id = store.get_bot(bot).id
+                except StoreError:
+                    raise WebError(404, f"no bot {bot!r} (the bots page lists them)") from None
+            found = store.find_games(tournament_id, bot_id, limit, offset, newest_first)
+            return {
+                "tournament": tournament,
+                "bot": bot,
+                "limit": limit,
+                "offset": offset,
+                "order": "desc" if newest_first else "asc",
+                "total": store.count_games_of(tournament_id, bot_id),
+                "games": [_builtins(g) for g in found],
+            }
+
+    def game(self, game_id: int) -> dict[str, Any]:
+        with self.db.store() as store:
+            found: GameDetail | None = store.game_detail(game_id)
+        if found is None:
+            raise WebError(404, f"no game {game_id} (the games page lists them)")
+        return {
+            **_builtins(found),
+            "replay_url": f"/api/games/{game_id}/replay",
+            "frames_url": f"/api/games/{game_id}/frames",
+        }
+
+    def replay(self, game_id: int) -> bytes:
+        with self.db.store() as store:
+            try:
+                return store.replay(game_id)
+            except StoreError:
+                raise WebError(404, f"no game {game_id} (the games page lists them)") from None
+            except zlib.error as exc:
+                raise WebError(500, f"the stored replay of game {game_id} is damaged ({exc})") from None
+
+    def frames(self, game_id: int) -> bytes:
+        """The viewer's frames of a game, as JSON (games never change: kept in an LRU)."""
+        cached = self.frame_cache.get(game_id)
+        if cached is not None:
+            return cached
+        from . import viewer
+
+        data = self.replay(game_id)
+        try:
+            lines = replay_files.loads(data, f"game {game_id}")
+            encoded = msgspec.json.encode(viewer.frames(lines))
+        except replay_files.ReplayError as exc:  # unreadable, or the rules disagree with it
+            raise WebError(500, f"the stored replay of game {game_id} cannot be replayed: {exc}") from None
+        self.frame_cache.put(game_id, encoded)
+        return encoded
+
+
+def fault_record(store: Store, bot_id: int, games: int = FAULT_GAMES) -> list[dict[str, Any]]:
+    """Each fault of the bot in its newest faulty games, with the evidence the replay keeps.
+
+    Only the replay's last line is decoded: its end line holds every seat's faults."""
+    found = []
+    end_decoder = msgspec.json.Decoder(replay_files.End)
+    for game_id, seat in store.faulty_seats(bot_id, games):
+        try:
+            data = store.replay(game_id)
+            end = end_decoder.decode(data.rstrip(b"\n").rsplit(b"\n", 1)[-1])
+        except (zlib.error, msgspec.DecodeError, StoreError):
+            found.append({"game": game_id, "seat": seat, "kind": "unknown", "message": "the replay cannot be read"})
+            continue
+        for fault in end.statuses[seat].faults:
+            found.append({"game": game_id, "seat": seat, "status": end.statuses[seat].status, **_builtins(fault)})
+    return found
+
+
+def interval_range(rows: list[dict[str, Any]]) -> tuple[float, float]:
+    """The Elo range every error bar of a board is drawn on, padded, never empty."""
+    values = [v for r in rows for v in (r["low"], r["elo"], r["high"]) if not math.isnan(v)]
+    if not values:
+        return 1400.0, 1600.0
+    low, high = min(values), max(values)
+    pad = max((high - low) * 0.05, 10.0)
+    return math.floor(low - pad), math.ceil(high + pad)

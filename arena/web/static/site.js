@@ -1,0 +1,231 @@
+// Six Arena: the site's one script. Sortable tables, the filter form, and the live
+// tournament page (polls /api/tournaments/NAME and redraws without a reload). The pages
+// work without it; it only adds to them.
+"use strict";
+
+(function () {
+  const SVG = "http://www.w3.org/2000/svg";
+  const POLL_MS = 1500;
+
+  // --- sortable tables ---------------------------------------------------------------
+
+  function cellValue(row, column, numeric) {
+    const cell = row.cells[column];
+    const raw = cell ? (cell.dataset.value ?? cell.textContent.trim()) : "";
+    if (!numeric) return raw.toLowerCase();
+    const number = parseFloat(raw);
+    return Number.isNaN(number) ? -Infinity : number;
+  }
+
+  function sortTable(table, column, direction) {
+    const th = table.tHead.rows[0].cells[column];
+    const numeric = th.dataset.sort === "number";
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows).filter((row) => !row.classList.contains("empty"));
+    const sign = direction === "ascending" ? 1 : -1;
+    const keyed = rows.map((row, index) => [cellValue(row, column, numeric), index, row]);
+    keyed.sort((a, b) => (a[0] < b[0] ? -sign : a[0] > b[0] ? sign : a[1] - b[1]));
+    for (const [, , row] of keyed) body.appendChild(row);
+    for (const cell of table.tHead.rows[0].cells) cell.removeAttribute("aria-sort");
+    th.setAttribute("aria-sort", direction);
+    table.dataset.sortColumn = String(column);
+    table.dataset.sortDirection = direction;
+  }
+
+  function makeSortable(table) {
+    const headers = table.tHead ? Array.from(table.tHead.rows[0].cells) : [];
+    headers.forEach((th, column) => {
+      const button = th.querySelector("button");
+      if (!th.dataset.sort || !button) return;
+      if (th.hasAttribute("aria-sort")) {
+        table.dataset.sortColumn = String(column);
+        table.dataset.sortDirection = th.getAttribute("aria-sort");
+      }
+      button.addEventListener("click", () => {
+        const current = th.getAttribute("aria-sort");
+        let direction;
+        if (current === "ascending") direction = "descending";
+        else if (current === "descending") direction = "ascending";
+        else direction = th.dataset.sort === "number" ? "descending" : "ascending";
+        sortTable(table, column, direction);
+      });
+    });
+  }
+
+  function resort(table) {
+    if (table.dataset.sortColumn !== undefined) {
+      sortTable(table, Number(table.dataset.sortColumn), table.dataset.sortDirection || "ascending");
+    }
+  }
+
+  // --- drawing rows (mirrors templates/_macros.html) ------------------------------------
+
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
+    for (const child of children) node.append(child);
+    return node;
+  }
+
+  function svg(tag, attributes) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    return node;
+  }
+
+  function botLink(bot) {
+    const link = el("a", { href: "/bots/" + encodeURIComponent(bot).replace(/%3A/g, ":") });
+    const colon = bot.lastIndexOf(":");
+    if (colon < 0) link.append(bot);
+    else link.append(bot.slice(0, colon), el("wbr"), el("span", { class: "version" }, bot.slice(colon)));
+    return link;
+  }
+
+  function barX(value, scale) {
+    const [low, high] = scale;
+    if (!(high > low)) return 50;
+    return Math.round(Math.min(Math.max((value - low) / (high - low), 0), 1) * 10000) / 100;
+  }
+
+  function errorBar(row, scale) {
+    const [xl, xe, xh] = [barX(row.low, scale), barX(row.elo, scale), barX(row.high, scale)];
+    const fmt = (v) => Math.round(v).toString();
+    const picture = svg("svg", {
+      class: "errorbar", viewBox: "0 0 100 12", preserveAspectRatio: "none", role: "img",
+      "aria-label": `Elo ${fmt(row.elo)}, 95% interval ${fmt(row.low)} to ${fmt(row.high)}`,
+    });
+    picture.append(
+      svg("line", { class: "track", x1: 0, y1: 6, x2: 100, y2: 6 }),
+      svg("line", { class: "range", x1: xl, y1: 6, x2: xh, y2: 6 }),
+      svg("line", { class: "whisker", x1: xl, y1: 2, x2: xl, y2: 10 }),
+      svg("line", { class: "whisker", x1: xh, y1: 2, x2: xh, y2: 10 }),
+      svg("line", { class: "point", x1: xe, y1: 0, x2: xe, y2: 12 }),
+    );
+    return [el("span", { class: "ci-text" }, `${fmt(row.low)}–${fmt(row.high)}`), picture];
+  }
+
+  function boardRow(row, scale) {
+    const faults = row.timeouts + row.crashes + row.malformed + row.illegal;
+    const num = (value, text) => el("td", { class: "num", "data-value": String(value) }, text ?? String(value));
+    return el(
+      "tr", {},
+      num(row.rank),
+      el("td", { "data-value": row.bot }, botLink(row.bot)),
+      el("td", { class: "num elo", "data-value": String(row.elo) }, String(Math.round(row.elo))),
+      el("td", { class: "ci", "data-value": String(row.high - row.low) }, ...errorBar(row, scale)),
+      num(row.games),
+      num(row.wins),
+      num(row.penalty_per_round, row.penalty_per_round.toFixed(2)),
+      el("td", {
+        class: "num" + (faults ? " has-faults" : ""), "data-value": String(faults),
+        title: `${row.timeouts} timeouts, ${row.crashes} crashes, ${row.malformed} malformed, ${row.illegal} illegal`,
+      }, String(faults)),
+    );
+  }
+
+  function gameRow(game) {
+    const seats = el("ol", { class: "seats", start: "0" });
+    for (const seat of game.seats) {
+      const item = el("li", { class: seat.rank === 1 ? "winner" : "" }, botLink(seat.bot), " ",
+        el("span", { class: "score" }, String(seat.score)));
+      if (seat.rank === 1) item.append(" ", el("span", { class: "badge first", title: "finished first" }, "1st"));
+      if (seat.status !== "ok") item.append(" ", el("span", { class: "badge status-" + seat.status }, seat.status));
+      seats.append(item);
+    }
+    return el(
+      "tr", {},
+      el("td", { class: "num" }, el("a", { href: "/games/" + game.id }, "#" + game.id)),
+      el("td", { class: "num" }, `${game.match_no} · ${game.deal}`),
+      el("td", { class: "num" }, String(game.rounds)),
+      el("td", {}, seats),
+    );
+  }
+
+  function replaceRows(table, rows, emptyText, columns) {
+    const body = table.tBodies[0];
+    body.replaceChildren(...(rows.length ? rows : [el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, emptyText))]));
+  }
+
+  // --- the live tournament page ------------------------------------------------------
+
+  function setField(root, name, text) {
+    for (const node of root.querySelectorAll(`[data-field="${name}"]`)) node.textContent = text;
+  }
+
+  function update(root, data) {
+    setField(root, "games_done", String(data.games_done));
+    if (data.games_planned != null) setField(root, "games_planned", String(data.games_planned));
+    const bar = root.querySelector('progress[data-field="progress"]');
+    if (bar) {
+      bar.value = data.games_done;
+      bar.textContent = `${data.games_done} / ${data.games_planned}`;
+    }
+    for (const holder of root.querySelectorAll('[data-field="status"]')) {
+      holder.replaceChildren(el("span", { class: "badge status-" + data.status }, data.status));
+    }
+    if (data.finished) {
+      for (const holder of root.querySelectorAll('[data-field="finished"]')) {
+        holder.replaceChildren(el("time", { datetime: data.finished }, data.finished.replace("T", " ")));
+      }
+    }
+    const standings = root.querySelector("#standings");
+    if (standings) {
+      const board = data.standings;
+      standings.dataset.scale = board.scale.join(",");
+      replaceRows(standings, board.rows.map((row) => boardRow(row, board.scale)), "No games rated yet.", 8);
+      resort(standings);
+      const note = standings.caption && standings.caption.querySelector(".stale");
+      if (board.stale && !note) {
+        standings.caption.append(" ", el("span", { class: "stale" }, "(updating: newer games are being rated)"));
+      } else if (!board.stale && note) {
+        note.previousSibling && note.previousSibling.nodeType === 3 && note.previousSibling.remove();
+        note.remove();
+      }
+    }
+    const games = root.querySelector("#tournament-games");
+    if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", 4);
+    root.dataset.status = data.status;
+    root.dataset.updated = String(Date.now());
+  }
+
+  function live(root) {
+    const url = root.dataset.liveUrl;
+    let failures = 0;
+    async function poll() {
+      if (root.dataset.status === "finished") {
+        setField(root, "live_note", "");
+        return;
+      }
+      try {
+        const response = await fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" });
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        const data = await response.json();
+        update(root, data);
+        failures = 0;
+        setField(root, "live_note", data.status === "finished" ? "" : "· updates live");
+      } catch (error) {
+        failures += 1;
+        setField(root, "live_note", "· cannot reach the server, retrying");
+      }
+      if (root.dataset.status !== "finished") {
+        setTimeout(poll, POLL_MS * Math.min(1 + failures, 8));
+      } else {
+        setField(root, "live_note", "");
+      }
+    }
+    setTimeout(poll, POLL_MS);
+  }
+
+  // --- start ---------------------------------------------------------------------------
+
+  function start() {
+    document.querySelectorAll("table.sortable").forEach(makeSortable);
+    document.querySelectorAll("select[data-autosubmit]").forEach((select) => {
+      select.addEventListener("change", () => select.form && select.form.submit());
+    });
+    document.querySelectorAll("[data-live-url]").forEach(live);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

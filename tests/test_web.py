@@ -1,0 +1,497 @@
+"""``arena serve`` over real databases: every page and endpoint, every error status, and
+serving beside a tournament that is writing to the same file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from arena.store import Store
+from leaderboard.board import leaderboard
+
+from .conftest import SAMPLES, serving
+
+ARENA = str(Path(sys.executable).parent / "arena")
+FAULTY_CODE = """\
+import sys
+
+from protocol.bot import Bot, run
+
+
+class Faulty(Bot):
+    asked = 0
+
+    def new_game(self, message):
+        self.asked = 0
+
+    def decide(self, kind, view, legal):
+        self.asked += 1
+        if self.asked == 2:  # one illegal answer a game: faulty, never disqualified
+            print("trying 999 on purpose", file=sys.stderr, flush=True)
+            return 999
+        return legal[0]
+
+
+run(Faulty())
+"""
+SLOW_CODE = """\
+import time
+
+from protocol.bot import Bot, run
+
+PAUSE = {pause}
+
+
+class Slow(Bot):
+    def decide(self, kind, view, legal):
+        time.sleep(PAUSE)
+        return legal[-1]
+
+
+run(Slow())
+"""
+
+
+def bot_folder(base: Path, name: str, code: str, games: str = '["nimmt"]') -> Path:
+    """A bot folder a sandboxed bot (user nobody) can read."""
+    folder = base / name
+    folder.mkdir()
+    (folder / "bot.py").write_text(textwrap.dedent(code))
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "0.1"\nlanguage = "python"\nrun = "python3 bot.py"\ngames = {games}\n'
+    )
+    for path in (folder, *folder.iterdir()):
+        os.chmod(path, 0o755)
+    return folder
+
+
+def tournament_args(db: Path, name: str, *bots: str | Path, deals: int = 2, extra: tuple[str, ...] = ()) -> list[str]:
+    return [
+        ARENA,
+        "tournament",
+        "run",
+        *map(str, bots),
+        "--table-size",
+        "3",
+        "--deals",
+        str(deals),
+        "--seed",
+        "11",
+        "--sandbox",
+        "local",
+        "--set",
+        "end_score=30",
+        "--db",
+        str(db),
+        "--name",
+        name,
+        *extra,
+    ]
+
+
+_SHARED: dict[str, Path] = {}
+"""What the session builds once for this module and tests/test_web_browser.py (which
+imports the fixtures: pytest then holds one definition per module, so they share here)."""
+
+
+@pytest.fixture(scope="session")
+def work() -> Iterator[Path]:
+    if "work" not in _SHARED:
+        _SHARED["work"] = Path(tempfile.mkdtemp(prefix="arena-web-test-"))
+        os.chmod(_SHARED["work"], 0o755)
+    yield _SHARED["work"]
+    shutil.rmtree(_SHARED["work"], ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def web_db(work: Path) -> Path:
+    """A real database: a 6 nimmt! tournament of four bots (one commits a fault a game)
+    and a Sixes tournament of two, played with the local sandbox."""
+    if "db" not in _SHARED:
+        _SHARED["db"] = build_web_db(work)
+    return _SHARED["db"]
+
+
+def build_web_db(work: Path) -> Path:
+    db = work / "arena.db"
+    faulty = bot_folder(work, "faulty", FAULTY_CODE)
+    bots = [SAMPLES / "heuristic", SAMPLES / "random", SAMPLES / "lowest", faulty]
+    played = subprocess.run(tournament_args(db, "cup", *bots), capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    sixes = [
+        ARENA,
+        "tournament",
+        "run",
+        str(SAMPLES / "sixes-heuristic"),
+        str(SAMPLES / "sixes-random"),
+        "--game",
+        "sixes",
+        "--deals",
+        "2",
+        "--seed",
+        "3",
+        "--sandbox",
+        "local",
+        "--db",
+        str(db),
+        "--name",
+        "sixcup",
+    ]
+    played = subprocess.run(sixes, capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    return db
+
+
+@pytest.fixture(scope="module")
+def site(web_db: Path) -> Iterator[str]:
+    with serving(web_db) as url:
+        yield url
+
+
+def fetch(url: str, timeout: float = 10) -> tuple[int, str, bytes]:
+    """Status, content type and body, whatever the status."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.headers.get("content-type", ""), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("content-type", ""), error.read()
+
+
+def api(url: str) -> Any:
+    status, kind, body = fetch(url)
+    assert status == 200, (url, status, body[:300])
+    assert kind.startswith("application/json"), kind
+    return json.loads(body)
+
+
+def builtins(value: Any) -> Any:
+    return json.loads(msgspec.json.encode(value))
+
+
+# --- the data ---------------------------------------------------------------------------------
+
+
+def test_the_leaderboard_is_the_stored_one(site: str, web_db: Path) -> None:
+    with Store(web_db) as store:
+        expected = {
+            (game, variant, tournament): builtins(leaderboard(store, game, variant, tournament))
+            for game, variant, tournament in [
+                ("nimmt", "standard", None),
+                ("sixes", "standard", None),
+                ("nimmt", "standard", "cup"),
+            ]
+        }
+    everything = api(f"{site}/api/leaderboard")
+    assert [(b["game"], b["variant"]) for b in everything["boards"]] == [("nimmt", "standard"), ("sixes", "standard")]
+    for (game, variant, tournament), rows in expected.items():
+        query = f"game={game}&variant={variant}" + (f"&tournament={tournament}" if tournament else "")
+        board = api(f"{site}/api/leaderboard?{query}")["boards"][0]
+        assert board["rows"] == rows, query
+        assert not board["stale"]
+        assert board["scale"][0] <= min(r["low"] for r in rows) <= max(r["high"] for r in rows) <= board["scale"][1]
+    assert {r["bot"] for r in expected[("nimmt", "standard", None)]} == {
+        "heuristic:1.0.0",
+        "random:1.0.0",
+        "lowest:1.0.0",
+        "faulty:0.1",
+    }
+    faulty = next(r for r in expected[("nimmt", "standard", None)] if r["bot"] == "faulty:0.1")
+    assert faulty["illegal"] == faulty["games"] > 0, "one illegal answer a game"
+
+
+def test_tournaments(site: str, web_db: Path) -> None:
+    listed = {t["name"]: t for t in api(f"{site}/api/tournaments")["tournaments"]}
+    assert set(listed) == {"cup", "sixcup"}
+    cup = api(f"{site}/api/tournaments/cup")
+    assert cup["status"] == "finished" and cup["finished"]
+    assert cup["games_done"] == cup["games_planned"] == 24 == listed["cup"]["games_done"], "4 tables x 2 deals x 3"
+    assert cup["settings"]["end_score"] == 30 and cup["seed"] == 11
+    assert cup["config"]["bots"][3] == "faulty:0.1"
+    with Store(web_db) as store:
+        assert cup["standings"]["rows"] == builtins(leaderboard(store, "nimmt", "standard", "cup"))
+        newest = store.games("cup", limit=100)[::-1][:20]
+    assert [g["id"] for g in cup["games"]] == [g.id for g in newest]
+    assert [s["bot"] for s in cup["games"][0]["seats"]] == newest[0].bots
+    assert api(f"{site}/api/tournaments/sixcup")["games_done"] == 4
+
+
+def test_bots(site: str, web_db: Path) -> None:
+    listed = {b["bot"]: b for b in api(f"{site}/api/bots")["bots"]}
+    assert listed["faulty:0.1"]["games"] == 18 and listed["sixes-random:1.0.0"]["games"] == 4
+    faulty = api(f"{site}/api/bots/faulty")  # a bare name is its latest version
+    assert faulty["bot"] == "faulty:0.1" and faulty["games"] == 18
+    assert faulty["faults"] == {"timeout": 0, "crash": 0, "malformed": 0, "illegal": 18}
+    record = faulty["fault_record"]
+    assert len(record) == 18, "its 18 faulty games, each with its one fault"
+    assert all(f["kind"] == "illegal" and "999" in f["line"] and "illegal" in f["message"] for f in record)
+    # The stderr tail is what had arrived when the fault happened: the line may still be in flight.
+    assert any("999 on purpose" in (f["stderr"] or "") for f in record)
+    assert [f["game"] for f in record] == sorted((f["game"] for f in record), reverse=True)
+    (history,) = faulty["ratings"]
+    assert (history["game"], history["variant"]) == ("nimmt", "standard")
+    (point,) = history["points"]
+    with Store(web_db) as store:
+        row = next(r for r in leaderboard(store, "nimmt", "standard") if r.bot == "faulty:0.1")
+    assert (point["tournament"], point["elo"], point["low"], point["high"]) == ("cup", row.elo, row.low, row.high)
+    opponents = {o["bot"]: o for o in faulty["opponents"]}
+    assert set(opponents) == {"heuristic:1.0.0", "random:1.0.0", "lowest:1.0.0"}
+    assert all(o["games"] == 12 and o["ahead"] + o["behind"] + o["tied"] == 12 for o in opponents.values())
+    assert len(faulty["recent_games"]) == 18 and all(
+        "faulty:0.1" in [s["bot"] for s in g["seats"]] for g in faulty["recent_games"]
+    )
+
+
+def test_games(site: str, web_db: Path) -> None:
+    page = api(f"{site}/api/games?tournament=cup&limit=5&offset=2")
+    with Store(web_db) as store:
+        stored = store.games("cup", limit=5, offset=2)
+        replay = store.replay(stored[0].id)
+    assert page["total"] == 24 and page["order"] == "asc"
+    assert [g["id"] for g in page["games"]] == [g.id for g in stored]
+    first = page["games"][0]
+    assert [s["bot"] for s in first["seats"]] == stored[0].bots
+    assert [s["score"] for s in first["seats"]] == stored[0].scores
+    assert [s["rank"] for s in first["seats"]] == stored[0].ranks
+    one = api(f"{site}/api/games/{stored[0].id}")
+    assert one["seats"] == first["seats"] and one["tournament"] == "cup"
+    status, kind, body = fetch(f"{site}/api/games/{stored[0].id}/replay")
+    assert status == 200 and body == replay and "ndjson" in kind
+    frames = api(f"{site}/api/games/{stored[0].id}/frames")
+    assert isinstance(frames, dict) and frames
+    newest = api(f"{site}/api/games?order=desc&limit=1")["games"][0]
+    assert newest["tournament"] == "sixcup"
+
+
+def test_health_and_index(site: str) -> None:
+    health = api(f"{site}/api/health")
+    assert health["ready"] is True and health["games"] == 28
+    index = api(f"{site}/api")
+    assert index["games"] == 28 and "/api/leaderboard?game=&variant=&tournament=" in index["endpoints"]
+
+
+# --- the pages ------------------------------------------------------------------------------
+
+
+def page(url: str) -> str:
+    status, kind, body = fetch(url)
+    assert status == 200, (url, status, body[:300])
+    assert kind.startswith("text/html")
+    text = body.decode()
+    assert "http://" not in text and "https://" not in text.replace("https://www.w3.org", ""), "no remote asset"
+    return text
+
+
+def test_html_pages_show_the_values(site: str, web_db: Path) -> None:
+    with Store(web_db) as store:
+        board = leaderboard(store, "nimmt", "standard")
+        game = store.games("cup", limit=1)[0]
+    html = page(f"{site}/leaderboard?game=nimmt&variant=standard")
+    for row in board:
+        assert row.bot in html and f">{row.elo:.0f}<" in html and f"{row.low:.0f}–{row.high:.0f}" in html
+    assert html.count('class="errorbar"') == len(board)
+    assert '<option value="cup">' in html
+    index = page(f"{site}/")
+    assert 'href="/tournaments/cup"' in index and "nimmt</strong> · standard" in index
+    tournament = page(f"{site}/tournaments/cup")
+    assert 'data-live-url="/api/tournaments/cup"' in tournament and 'data-status="finished"' in tournament
+    assert ">24</strong>" in tournament and "faulty:0.1" in tournament
+    bot = page(f"{site}/bots/faulty:0.1")
+    assert 'class="rating-chart"' in bot and "trying 999 on purpose" in bot and "illegal" in bot
+    shown = page(f"{site}/games/{game.id}")
+    assert f'<div id="replay-viewer" data-frames-url="/api/games/{game.id}/frames"></div>' in shown
+    assert '<link rel="stylesheet" href="/static/viewer.css">' in shown and "/static/viewer.js" in shown
+    for bot_ref, score in zip(game.bots, game.scores, strict=True):
+        assert bot_ref in shown and f'<td class="num">{score}</td>' in shown
+    assert "faulty:0.1" in page(f"{site}/bots") and "sixcup" in page(f"{site}/tournaments")
+    assert "#" + str(game.id) in page(f"{site}/games?tournament=cup&order=asc")
+    for asset in ("/static/site.css", "/static/site.js"):
+        assert fetch(site + asset)[0] == 200
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+ERRORS = [
+    ("/games/999999", 404, "no game 999999"),
+    ("/games/abc", 400, "a game id is a whole number"),
+    ("/games/-3", 400, "a game id is a whole number"),
+    ("/bots/nobody", 404, "no bot 'nobody'"),
+    ("/tournaments/nothing", 404, "no tournament 'nothing'"),
+    ("/leaderboard?game=chess", 400, "unknown game 'chess'"),
+    ("/leaderboard?game=nimmt&variant=fast", 400, "unknown variant 'fast'"),
+    ("/leaderboard?variant=standard", 400, "needs a game"),
+    ("/leaderboard?tournament=nothing", 404, "no tournament 'nothing'"),
+    ("/games?limit=0", 400, "limit must be from 1 to 500"),
+    ("/games?limit=many", 400, "limit must be a whole number"),
+    ("/games?limit=501", 400, "limit must be from 1 to 500"),
+    ("/games?offset=-1", 400, "offset must be at least 0, not -1"),
+    ("/games?offset=99999999999999999999", 400, "offset must be at least 0"),
+    ("/games/99999999999999999999", 404, "no game 99999999999999999999"),
+    ("/games?order=sideways", 400, "order must be asc or desc"),
+    ("/games?bot=nobody", 404, "no bot 'nobody'"),
+    ("/no/such/page", 404, "no page at"),
+]
+
+
+def test_bad_input_gets_a_clear_status_and_message(site: str) -> None:
+    for path, status, needle in ERRORS:
+        for prefix in ("", "/api"):
+            got, kind, body = fetch(site + prefix + path)
+            text = body.decode()
+            assert got == status, (prefix + path, got, text[:300])
+            assert "Traceback" not in text and 'File "' not in text
+            if prefix:
+                assert kind.startswith("application/json") and needle in json.loads(text)["error"], (path, text)
+            else:
+                assert kind.startswith("text/html") and needle in text.replace("&#39;", "'"), (path, text[:500])
+    for path in ("/api/games/abc/frames", "/api/games/abc/replay"):
+        assert fetch(site + path)[0] == 400
+    for path in ("/api/games/999999/frames", "/api/games/999999/replay"):
+        assert fetch(site + path)[0] == 404
+
+
+def copy_db(source: Path, target: Path) -> None:
+    """A consistent copy of a database in WAL mode (the backup API, not a file copy)."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+
+
+def test_a_missing_database_is_503_until_it_appears(work: Path, web_db: Path) -> None:
+    db = work / "later.db"
+    with serving(db) as url:
+        health = api(f"{url}/api/health")
+        assert health["ready"] is False and "no database at" in health["message"]
+        for path in ("/", "/leaderboard", "/api/leaderboard", "/api/games/1", "/bots/x"):
+            status, kind, body = fetch(url + path)
+            assert status == 503, path
+            assert f"no database at {db} yet: a tournament creates it" in body.decode(), body
+            assert kind.startswith("application/json" if path.startswith("/api") else "text/html")
+        copy_db(web_db, db)
+        assert len(api(f"{url}/api/leaderboard")["boards"]) == 2, "served as soon as it appears"
+        assert not db.with_name("later.db-bots").exists(), "serving created nothing"
+
+
+def test_a_damaged_replay_is_a_500_without_traceback(work: Path, web_db: Path) -> None:
+    db = work / "damaged.db"
+    copy_db(web_db, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET replay = x'00ff00ff' WHERE id = 3")
+    with serving(db) as url:
+        for path in ("/api/games/3/frames", "/api/games/3/replay"):
+            status, kind, body = fetch(url + path)
+            assert status == 500 and kind.startswith("application/json")
+            message = json.loads(body)["error"]
+            assert "the stored replay of game 3 is damaged" in message and "Traceback" not in message
+        assert fetch(url + "/games/3")[0] == 200, "the game's page still shows its header"
+        assert api(f"{url}/api/games/4/frames")
+
+
+async def test_an_unexpected_error_shows_no_traceback(web_db: Path) -> None:
+    """The catch-all handler, in process: a page whose code raises."""
+    from arena.web.app import Headers, create_app
+
+    app = create_app(web_db, warm_up=False)
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("secret internals /etc/passwd")
+
+    app.state.site.index = broken
+    wrapped = Headers(app)
+    for path, kind in (("/", "text/html"), ("/api", "application/json")):
+        status, headers, body = await call(wrapped, path)
+        assert status == 500, body
+        assert headers[b"content-type"].decode().startswith(kind)
+        assert b"internal error" in body
+        assert b"Traceback" not in body and b"secret internals" not in body and b"RuntimeError" not in body
+        assert b"content-security-policy" in headers
+
+
+async def call(app: Any, path: str) -> tuple[int, dict[bytes, bytes], bytes]:
+    """One GET through an ASGI app, without a server."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"test")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+    try:
+        await app(scope, receive, send)
+    except RuntimeError:
+        pass  # Starlette re-raises what it answered with a 500, for the server's log
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], dict(start["headers"]), body
+
+
+# --- beside a running tournament --------------------------------------------------------------
+
+
+def test_serving_beside_a_running_tournament(work: Path) -> None:
+    """The server reads while the tournament writes: the tournament is neither blocked nor
+    corrupted, every game is stored, and the server sees them arrive."""
+    db = work / "live.db"
+    slow = bot_folder(work, "slowpoke", SLOW_CODE.format(pause=0.01))
+    bots = [SAMPLES / "heuristic", SAMPLES / "random", slow]
+    with serving(db) as url:
+        assert fetch(url + "/api/tournaments/live")[0] == 503, "no database yet"
+        proc = subprocess.Popen(
+            tournament_args(db, "live", *bots, deals=3, extra=("--concurrency", "1")),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        seen: list[int] = []
+        slowest = 0.0
+        try:
+            while proc.poll() is None:
+                for path in ("/api/tournaments/live", "/api/leaderboard", "/api/games?limit=5&order=desc", "/"):
+                    start = time.perf_counter()
+                    status, _, body = fetch(url + path, timeout=10)
+                    slowest = max(slowest, time.perf_counter() - start)
+                    assert status in (200, 404, 503), (path, status, body[:300])
+                    if path == "/api/tournaments/live" and status == 200:
+                        seen.append(json.loads(body)["games_done"])
+                time.sleep(0.05)
+            assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        final = api(f"{url}/api/tournaments/live")
+    assert final["status"] == "finished" and final["games_done"] == final["games_planned"] == 9
+    assert seen == sorted(seen), "the count never goes back"
+    assert len(set(seen)) >= 3, f"the API saw the games arrive: {seen}"
+    assert slowest < 2.0, f"a request took {slowest:.2f} s"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 9
+        assert conn.execute("SELECT count(*) FROM game_seats").fetchone()[0] == 27

@@ -1,0 +1,168 @@
+"""The site in a real browser (Debian's headless Chromium through Selenium) against
+``arena serve``: what the leaderboard shows, sorting, the live tournament page, the bot
+page's chart, a phone-sized screen."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.store import Store
+from leaderboard.board import leaderboard
+
+from .conftest import SAMPLES, serving
+from .test_web import SLOW_CODE, bot_folder, tournament_args, web_db, work  # noqa: F401  (shared fixtures)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(web_db: Path) -> Iterator[str]:  # noqa: F811
+    with serving(web_db) as url:
+        yield url
+
+
+def board_rows(browser: Any) -> list[list[str]]:
+    """The visible leaderboard: per row, the text of each cell as rendered."""
+    rows: list[list[str]] = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.board tbody tr'),"
+        " (row) => Array.from(row.cells, (cell) => cell.innerText.trim()))"
+    )
+    return rows
+
+
+def test_the_leaderboard_shows_the_stored_ratings(browser: Any, site: str, web_db: Path) -> None:  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    with Store(web_db) as store:
+        stored = leaderboard(store, "nimmt", "standard")
+    browser.get(f"{site}/leaderboard?game=nimmt&variant=standard")
+    rows = board_rows(browser)
+    assert [(r[0], r[1], r[2]) for r in rows] == [(str(s.rank), s.bot, f"{s.elo:.0f}") for s in stored]
+    assert [r[3] for r in rows] == [f"{s.low:.0f}–{s.high:.0f}" for s in stored]
+    assert [r[4] for r in rows] == [str(s.games) for s in stored]
+    bars = browser.find_elements(By.CSS_SELECTOR, "table.board svg.errorbar")
+    assert len(bars) == len(stored)
+    for bar, row in zip(bars, stored, strict=True):
+        assert bar.get_attribute("aria-label") == f"Elo {row.elo:.0f}, 95% interval {row.low:.0f} to {row.high:.0f}"
+        assert bar.size["width"] > 40, "the bar is drawn at a readable width"
+        whiskers = [float(line.get_attribute("x1")) for line in bar.find_elements(By.CSS_SELECTOR, ".whisker")]
+        point = float(bar.find_element(By.CSS_SELECTOR, ".point").get_attribute("x1"))
+        assert whiskers[0] <= point <= whiskers[1]
+
+
+def test_clicking_a_heading_sorts_the_table(browser: Any, site: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{site}/leaderboard?game=nimmt&variant=standard")
+    ranked = [r[1] for r in board_rows(browser)]
+
+    def click(heading: str) -> None:
+        for th in browser.find_elements(By.CSS_SELECTOR, "table.board thead th"):
+            if th.text.startswith(heading):
+                th.find_element(By.TAG_NAME, "button").click()
+                return
+        raise AssertionError(f"no heading {heading}")
+
+    click("Bot")
+    assert [r[1] for r in board_rows(browser)] == sorted(ranked)
+    click("Bot")
+    assert [r[1] for r in board_rows(browser)] == sorted(ranked, reverse=True)
+    header = browser.find_element(By.CSS_SELECTOR, "table.board thead th:nth-child(2)")
+    assert header.get_attribute("aria-sort") == "descending"
+    click("Wins")
+    wins = [int(r[5]) for r in board_rows(browser)]
+    assert wins == sorted(wins, reverse=True)
+    click("#")
+    assert [r[1] for r in board_rows(browser)] == ranked[::-1], "from ascending rank to descending"
+
+
+def test_the_bot_page_draws_its_rating_chart(browser: Any, site: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{site}/bots/heuristic:1.0.0")
+    chart = browser.find_element(By.CSS_SELECTOR, "svg.rating-chart")
+    assert chart.size["width"] > 200 and chart.size["height"] > 80
+    assert len(chart.find_elements(By.CSS_SELECTOR, "g.point circle")) == 1, "one tournament of 6 nimmt!"
+    assert "Elo of heuristic:1.0.0" in chart.get_attribute("aria-label")
+    faults = browser.find_element(By.ID, "faults").find_element(By.XPATH, "..")
+    assert "No faults" in faults.text
+    browser.get(f"{site}/bots/faulty:0.1")
+    record = browser.find_elements(By.CSS_SELECTOR, "li.fault")
+    assert len(record) == 18 and "illegal" in record[0].text and '"answer":999' in record[0].text
+
+
+def test_a_phone_sized_screen_shows_the_leaderboard_without_overflow(browser: Any, site: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(390, 844)
+        for path in ("/leaderboard", "/tournaments/cup", "/bots/faulty:0.1", "/"):
+            browser.get(site + path)
+            width, inner = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert inner <= 420, "the window is phone-sized"
+            assert width <= inner, f"{path}: the page is {width} px wide in a {inner} px window"
+        browser.get(site + "/leaderboard")
+        assert browser.find_element(By.CSS_SELECTOR, "table.board svg.errorbar").is_displayed()
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+
+
+def test_the_tournament_page_updates_live(browser: Any, work: Path) -> None:  # noqa: F811
+    """While a tournament runs, the page's count of games grows without a reload."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base = work / "browser-bots"
+    base.mkdir()
+    os.chmod(base, 0o755)
+    slow = bot_folder(base, "slowpoke", SLOW_CODE.format(pause=0.02))
+    db = work / "browser-live.db"
+    with serving(db) as url:
+        proc = subprocess.Popen(
+            tournament_args(db, "live", SAMPLES / "heuristic", SAMPLES / "random", slow, deals=3),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:  # wait until it has stored a game, then open its page
+                assert time.monotonic() < deadline, "the tournament stored no game"
+                try:
+                    with urllib.request.urlopen(f"{url}/api/tournaments/live", timeout=5) as response:
+                        if json.loads(response.read())["games_done"] >= 1:
+                            break
+                except OSError:
+                    pass
+                time.sleep(0.1)
+            browser.get(f"{url}/tournaments/live")
+            browser.execute_script("window.notReloaded = true")
+            first = int(browser.find_element(By.CSS_SELECTOR, '[data-field="games_done"]').text)
+            assert first < 9, "the tournament is still running"
+            WebDriverWait(browser, 30, poll_frequency=0.2).until(
+                lambda b: int(b.find_element(By.CSS_SELECTOR, '[data-field="games_done"]').text) > first
+            )
+            WebDriverWait(browser, 60, poll_frequency=0.2).until(
+                lambda b: (
+                    b.find_element(By.CSS_SELECTOR, "article.tournament").get_attribute("data-status") == "finished"
+                )
+            )
+            assert browser.execute_script("return window.notReloaded") is True, "no reload happened"
+            assert browser.find_element(By.CSS_SELECTOR, '[data-field="games_done"]').text == "9"
+            assert browser.find_element(By.CSS_SELECTOR, "progress").get_attribute("value") == "9"
+            standings = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
+            assert len(standings) == 3 and len(browser.find_elements(By.CSS_SELECTOR, "#standings svg.errorbar")) == 3
+            assert len(browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody tr")) == 9
+            assert proc.wait(timeout=60) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
