@@ -166,3 +166,28 @@ def test_the_tournament_page_updates_live(browser: Any, work: Path) -> None:  # 
         finally:
             if proc.poll() is None:
                 proc.kill()
+
+
+def test_the_game_page_replays_a_stored_game(browser: Any, site: str, web_db: Path) -> None:  # noqa: F811
+    """Step the served viewer through a stored game: at several moments it draws the rows
+    and scores the rules give for the stored replay."""
+    from arena import replay
+    from arena.web import viewer
+
+    from .test_viewer_browser import DRAWN, go_to, open_page
+
+    with Store(web_db) as store:
+        game_id = next(row.id for row in store.games(limit=50) if row.game == "nimmt")
+        lines = replay.loads(store.replay(game_id), f"game {game_id}")
+    data = viewer.frames(lines)
+    ends, last = [], -1
+    for step in replay.verify(lines, "stored"):
+        last += len(step.events)
+        ends.append((last, step.state))
+    open_page(browser, f"{site}/games/{game_id}")
+    assert browser.execute_script(DRAWN)["rows"] == data["frames"][0]["rows"]
+    for index, state in (ends[3], ends[len(ends) // 2], ends[-2]):
+        drawn = go_to(browser, data, index)
+        assert drawn["index"] == index
+        assert drawn["rows"] == [list(row) for row in state.rows]
+        assert drawn["scores"] == list(state.scores)
