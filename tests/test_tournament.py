@@ -161,6 +161,19 @@ def test_tournament_stores_every_game_and_rates(tmp_path: Path, make_bot: MakeBo
     assert "Likelihood of superiority" in los.stdout
 
 
+def processes_under(folder: Path) -> list[int]:
+    """Live processes whose working directory is in ``folder`` (bots run in theirs)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "cwd").startswith(str(folder)):
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, make_bot: MakeBot) -> None:
     bots = [str(SAMPLES / "heuristic"), str(SAMPLES / "random"), str(lowest_bot(make_bot))]
     settings = ["--table-size", "2", "--deals", "8", "--seed", "4", "--sandbox", "local", "--concurrency", "2"]
@@ -183,8 +196,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, make_bot
                 stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
         except sqlite3.Error:
             pass
-    os.killpg(proc.pid, signal.SIGKILL)  # the arena and its bots, at once
+    assert processes_under(tmp_path), "bots were running"
+    os.killpg(proc.pid, signal.SIGKILL)  # the arena, not its bots (their own sessions)
     proc.wait()
+    deadline = time.monotonic() + 10
+    while processes_under(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not processes_under(tmp_path), "the reaper ended the bots, frozen ones too"
     with Store(cut) as store:
         after_kill = store.count_games()
     assert 3 <= after_kill < 48, "killed part way"
