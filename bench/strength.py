@@ -1,6 +1,6 @@
 """Strength: how much one bot beats another, with real bot processes through the referee.
 
-    .venv/bin/python bench/strength.py [--games 200] [--players 4]
+    .venv/bin/python bench/strength.py [--games 200] [--players 4] [--bot DIR] [--bot-run CMD]
 
 Plays one match of full games of 6 nimmt! (default settings: to 66 heads) with the bot
 in one seat and copies of the opponent in the others; the bot's seat rotates (game g:
@@ -8,6 +8,8 @@ seat g % players, seed seed + g). Reports the bot's win rate (rank 1, shared fir
 count as wins) with a 95% Wilson interval, its mean rank, the mean heads per round of
 the bot and of the opponents with a 95% interval for their difference (normal
 approximation over games), the faults (seats whose status is not "ok") and wall time.
+``--bot-run`` replaces the measured bot's ``run`` command (its manifest is left as it
+is), e.g. ``--bot sample_bots/montecarlo --bot-run "python3 bot.py --think 0.05"``.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import trio
 
-from arena.bots import load_bot
+from arena.bots import Bot, load_bot
 from arena.referee import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits, play_match
 from arena.replay import EventsLine
 from arena.sandbox.local import LocalSandbox
@@ -55,8 +58,17 @@ def seating(game_no: int, players: int) -> list[int]:
     return [BOT if seat == bot_seat else next(opponents) for seat in range(players)]
 
 
-def match_spec(bot: Path, opponent: Path, players: int, games: int, seed: int, move_ms: int) -> MatchSpec:
-    bots = [load_bot(bot)] + [load_bot(opponent)] * (players - 1)
+def with_run(bot: Bot, run: str | None) -> Bot:
+    """``bot`` started by the command ``run`` instead of its manifest's (None: as it is)."""
+    if run is None:
+        return bot
+    return msgspec.structs.replace(bot, manifest=msgspec.structs.replace(bot.manifest, run=run))
+
+
+def match_spec(
+    bot: Path, opponent: Path, players: int, games: int, seed: int, move_ms: int, bot_run: str | None = None
+) -> MatchSpec:
+    bots = [with_run(load_bot(bot), bot_run)] + [load_bot(opponent)] * (players - 1)
     game_specs = [GameSpec(seed + g, seating(g, players)) for g in range(games)]
     return MatchSpec("nimmt", {}, bots, game_specs, TimeLimits(move_ms=move_ms))
 
@@ -128,7 +140,7 @@ def report(stats: list[GameStats], bot: str, opponent: str, players: int, second
 
 
 async def main(args: argparse.Namespace) -> None:
-    spec = match_spec(args.bot, args.opponent, args.players, args.games, args.seed, args.move_time)
+    spec = match_spec(args.bot, args.opponent, args.players, args.games, args.seed, args.move_time, args.bot_run)
     start = time.perf_counter()
     result: MatchResult = await play_match(spec, LocalSandbox())
     seconds = time.perf_counter() - start
@@ -141,6 +153,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=200, help="games in the match (default 200)")
     parser.add_argument("--players", type=int, default=4, help="seats per game (default 4)")
     parser.add_argument("--bot", type=Path, default=ROOT / "sample_bots" / "heuristic", help="the bot measured")
+    parser.add_argument(
+        "--bot-run", default=None, help="command that starts the measured bot, instead of its manifest's `run`"
+    )
     parser.add_argument("--opponent", type=Path, default=ROOT / "sample_bots" / "random", help="the bot in other seats")
     parser.add_argument("--seed", type=int, default=0, help="seed of game 0; game g uses seed + g (default 0)")
     parser.add_argument("--move-time", type=int, default=1000, help="time limit per move in ms (default 1000)")
@@ -149,6 +164,8 @@ def parse_args() -> argparse.Namespace:
         parser.error(f"--games must be at least 1, not {args.games}")
     if args.players < 2:
         parser.error(f"--players must be at least 2, not {args.players}")
+    if args.bot_run is not None and not args.bot_run.strip():
+        parser.error("--bot-run is empty")
     return args
 
 
