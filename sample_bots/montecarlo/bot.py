@@ -1,0 +1,735 @@
+"""The Monte Carlo reference bot: deal the unseen cards, play the round out, keep the best.
+
+    python3 bot.py [--think 0.1] [--seed 1] [--playouts N] [--opponents infer|random|greedy]
+
+For a ``"play"`` request every card in hand is a candidate. The search repeats, until
+its time is up (or ``--playouts N`` times): deal the cards this seat has not seen to
+the opponents (each gets as many as it holds), then for every candidate play this turn
+with that card and the rest of the round with a cheap greedy policy for ourselves,
+counting the heads we take. Every candidate sees the same deals and the same opponent
+plays (common random numbers), so their difference is measured far more precisely than
+their means. The card with the fewest heads on average is played. A ``"row"`` request
+is searched the same way: take each row, place the rest of this turn's cards (they are
+known), play the round out.
+
+Opponents in the playouts are either random players (each plays its dealt cards in a
+random order and takes a random row) or greedy ones (the same one-turn greedy policy as
+ours, taking the cheapest row). Which one each opponent is gets inferred from what it
+has done this game: the likelihood of each card it played and each row it chose under
+both models (``Opponents``). Each deal draws every opponent's model from that belief.
+
+The seat searches only the rest of the round: heads are counted per round, and a new
+round is a fresh deal (with ``keep_rows`` the rows carry over, which is ignored).
+
+Variants: standard, tactical, logical (whose hands are known from the draft) and
+keep_rows are searched. Professional placement, two cards a turn and shedding fall
+back to a one-turn heuristic like ``sample_bots/heuristic`` that understands their
+rules; the draft takes the card with the fewest heads. Every answer is one of
+``legal``.
+
+Time: a move thinks for ``--think`` seconds (default 0.1), never more than a third of
+the game's ``move_ms``, checking the clock after each deal. The generator is seeded
+from ``--seed``, the game number, the seat, the round, the turn and the request kind,
+so with ``--playouts`` the same request always gets the same answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from bisect import bisect_left, bisect_right
+from functools import lru_cache
+
+from protocol.bot import Bot, run
+from protocol.nimmt import DECK_SIZE, HAND_SIZE, HEADS, ROW_CAPACITY, ROWS, DraftStart, Pick, Place, Reveal, RoundStart
+
+H = list(HEADS)
+"""Heads per card, as a list (index 0 unused): the inner loop's table."""
+FULL = ROW_CAPACITY
+MOVE_FRACTION = 1 / 3
+"""At most this share of ``move_ms`` is spent thinking."""
+LOW_PENALTY = 0.5
+"""The greedy policy's extra cost for a card lower than every row end."""
+SLIP = 0.1
+"""In the greedy model of an opponent, the share of its moves that are random."""
+MAX_EVIDENCE = 10.0
+"""Bound on the log odds of an opponent being greedy (so new evidence still counts)."""
+
+
+def top_card(settings: dict, players: int) -> int:
+    """The highest card in play: 10 x players + 4 in the tactical and logical variants."""
+    if settings.get("variant") in ("tactical", "logical"):
+        return HAND_SIZE * players + ROWS
+    return DECK_SIZE
+
+
+def searchable(settings: dict) -> bool:
+    """True for the settings the search plays: standard placement, one card a turn, heads."""
+    return (
+        settings.get("variant", "standard") != "professional"
+        and settings.get("cards_per_turn", 1) == 1
+        and not settings.get("shedding", False)
+    )
+
+
+# --- the greedy policy used inside playouts ---------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def fill_costs(top: int, others: int) -> list[list[float]]:
+    """``table[gap][n]``: the chance that, this turn, enough of ``others`` opponents'
+    cards fall between a row's end and our card (``gap`` apart) to fill a row of ``n``
+    cards before ours, each opponent's card taken as uniform on ``1..top``."""
+    table = []
+    for gap in range(DECK_SIZE + 1):
+        p = min(1.0, gap / top)
+        # P(at least k of `others` independent cards land in the gap), k = 0..others.
+        binom = [0.0] * (others + 2)
+        for k in range(others + 1):
+            c = 1.0
+            for j in range(k):
+                c = c * (others - j) / (j + 1)
+            binom[k] = c * p**k * (1 - p) ** (others - k)
+        at_least = [sum(binom[k : others + 1]) for k in range(others + 2)]
+        row = [0.0] * FULL
+        for n in range(1, FULL):
+            need = FULL - n
+            row[n] = at_least[need] if need <= others else 0.0
+        table.append(row)
+    return table
+
+
+def card_cost(ends: list[int], cnts: list[int], hds: list[int], c: int, fill: list[list[float]]) -> float:
+    """The greedy policy's estimate of the heads card ``c`` risks now (``greedy_card``
+    inlines it)."""
+    i = bisect_left(ends, c)
+    if i == 0:
+        return min(hds) + LOW_PENALTY
+    i -= 1
+    n = cnts[i]
+    if n == FULL:
+        return hds[i] + 0.001 * c
+    gap = c - ends[i]
+    return fill[gap][n] * (hds[i] + FULL - n) + 0.0001 * gap
+
+
+def greedy_card(ends: list[int], cnts: list[int], hds: list[int], hand: list[int], fill: list[list[float]]) -> int:
+    """The card of ``hand`` (ascending) with the least ``card_cost`` on rows kept as
+    sorted ends, counts and heads; the lowest card on a tie.
+
+    Between two row ends the cost grows with the card, so only the lowest card of the
+    hand in each gap needs weighing: at most five, whatever the hand."""
+    best = hand[0]
+    best_cost = min(hds) + LOW_PENALTY if best < ends[0] else 1e9
+    size = len(hand)
+    last = ROWS - 1
+    for i in range(ROWS):
+        end = ends[i]
+        j = bisect_left(hand, end)
+        if j == size:
+            break
+        c = hand[j]
+        if i < last and c > ends[i + 1]:
+            continue
+        n = cnts[i]
+        if n == FULL:
+            cost = hds[i] + 0.001 * c
+        else:
+            gap = c - end
+            cost = fill[gap][n] * (hds[i] + FULL - n) + 0.0001 * gap
+        if cost < best_cost:
+            best_cost = cost
+            best = c
+    return best
+
+
+# --- playouts ----------------------------------------------------------------------------
+
+
+def playout(
+    ends: list[int],
+    cnts: list[int],
+    hds: list[int],
+    first: int,
+    hand: list[int],
+    now: list[int],
+    rplays: list[list[int]],
+    ghands: list[list[int]],
+    gflag: bytearray,
+    fill: list[list[float]],
+    rand: object,
+    greedy: bool = True,
+) -> int:
+    """Our heads from the rest of the round, on rows kept as sorted ends with their
+    counts and heads (changed in place, as are ``hand`` and ``ghands``).
+
+    With ``first`` (a card; 0 for none) the playout starts with this turn: we play
+    ``first`` and the opponents ``now``. Every later turn we play ``hand`` greedily (or
+    at random), the random opponents play ``rplays[t]`` (their cards at turn t, counted
+    from the playout's first turn) and each greedy opponent the greedy card of its hand
+    in ``ghands``. A card lower than every row end takes the cheapest row if it is ours
+    or a greedy opponent's (``gflag[card]``), a random row otherwise.
+    """
+    taken = 0
+    t = 0
+    late = len(rplays)
+    while True:
+        if t == 0 and first:
+            mine = first
+            turn = now + [mine]
+        else:
+            if not hand:
+                break
+            if len(hand) == 1:
+                mine = hand.pop()
+            elif greedy:
+                mine = greedy_card(ends, cnts, hds, hand, fill)
+                hand.remove(mine)
+            else:
+                mine = hand.pop(int(rand() * len(hand)))
+            turn = rplays[t] + [mine] if t < late else [mine]
+            for other in ghands:
+                if other:
+                    card = greedy_card(ends, cnts, hds, other, fill) if len(other) > 1 else other[0]
+                    other.remove(card)
+                    turn.append(card)
+        turn.sort()
+        for x in turn:
+            i = bisect_left(ends, x)
+            if i == 0:
+                if x == mine:
+                    r = hds.index(min(hds))
+                    taken += hds[r]
+                elif gflag[x]:
+                    r = hds.index(min(hds))
+                else:
+                    r = int(rand() * 4)
+                del ends[r]
+                del cnts[r]
+                del hds[r]
+                ends.insert(0, x)
+                cnts.insert(0, 1)
+                hds.insert(0, H[x])
+            else:
+                i -= 1
+                if cnts[i] == FULL:
+                    if x == mine:
+                        taken += hds[i]
+                    cnts[i] = 1
+                    hds[i] = H[x]
+                else:
+                    cnts[i] += 1
+                    hds[i] += H[x]
+                ends[i] = x
+        t += 1
+    return taken
+
+
+def place_known(ends: list[int], cnts: list[int], hds: list[int], cards: list[int]) -> None:
+    """Place ``cards`` (ascending, none of ours, none lower than every row end)."""
+    for x in cards:
+        i = bisect_left(ends, x) - 1
+        if cnts[i] == FULL:
+            cnts[i] = 1
+            hds[i] = H[x]
+        else:
+            cnts[i] += 1
+            hds[i] += H[x]
+        ends[i] = x
+
+
+def sorted_rows(rows) -> tuple[list[int], list[int], list[int]]:
+    """Rows as the playouts keep them: ends ascending, with each row's count and heads."""
+    order = sorted(rows, key=lambda row: row[-1])
+    return [row[-1] for row in order], [len(row) for row in order], [sum(H[c] for c in row) for row in order]
+
+
+# --- what the seat knows and believes -------------------------------------------------------
+
+
+class Opponents:
+    """What this game's events tell: the table, the cards seen this round, and for each
+    opponent the log odds that it plays like the greedy policy rather than at random.
+
+    A card ``c`` an opponent played, with ``h`` cards in hand and ``U`` the cards it
+    could have held (unseen by us, or its known hand in the logical variant): a random
+    player shows it with chance 1/|U|; a greedy one only if every other card of its
+    hand costs more, chance (h/|U|) q^(h-1) where q is the share of ``U`` costing more
+    than ``c``. The greedy model slips to a random move with chance ``SLIP``. A row
+    choice is the cheapest row for a greedy player, any row for a random one.
+    """
+
+    def __init__(self, seat: int, players: int, settings: dict) -> None:
+        self.seat = seat
+        self.players = players
+        self.top = top_card(settings, players)
+        self.watch = searchable(settings)
+        self.fill = fill_costs(self.top, players - 1)
+        self.log_odds = [0.0] * players
+        self.round = 0
+        self.start_rows: set[int] = set()
+        self.rows: list[list[int]] = []
+        self.seen: set[int] = set()
+        self.hand: list[int] = []
+        self.known: dict[int, set[int]] = {}
+        """Logical variant: each seat's cards, from the draft's picks."""
+
+    def greedy_chance(self, seat: int) -> float:
+        return 1 / (1 + math.exp(-self.log_odds[seat]))
+
+    def add(self, seat: int, likelihood_ratio: float) -> None:
+        odds = self.log_odds[seat] + math.log(likelihood_ratio)
+        self.log_odds[seat] = max(-MAX_EVIDENCE, min(MAX_EVIDENCE, odds))
+
+    def event(self, event) -> None:
+        if isinstance(event, RoundStart):
+            self.round = event.round
+            self.rows = [list(row) for row in event.rows]
+            self.start_rows = {c for row in event.rows for c in row}
+            self.hand = list(event.hand)
+            self.seen = self.start_rows | set(event.hand)
+        elif isinstance(event, DraftStart):
+            self.known = {s: set() for s in range(self.players)}
+        elif isinstance(event, Pick):
+            self.known.setdefault(event.seat, set()).add(event.card)
+        elif isinstance(event, Reveal):
+            if self.watch and self.rows and len(self.hand) > 1:
+                self.turn_evidence(event.plays)
+            for card, seat in event.plays:
+                self.seen.add(card)
+                if seat == self.seat and card in self.hand:
+                    self.hand.remove(card)
+                if seat in self.known:
+                    self.known[seat].discard(card)
+        elif isinstance(event, Place):
+            if not self.rows:
+                return
+            row = self.rows[event.row]
+            if event.chosen and event.seat != self.seat and self.watch:
+                costs = [sum(H[c] for c in r) for r in self.rows]
+                cheapest = min(costs)
+                ties = costs.count(cheapest)
+                greedy = (1 - SLIP) / ties if costs[event.row] == cheapest else 0.0
+                self.add(event.seat, (greedy + SLIP / ROWS) * ROWS)
+            if event.taken or event.chosen:
+                self.rows[event.row] = [event.card]
+            elif event.end == "left":
+                row.insert(0, event.card)
+            else:
+                row.append(event.card)
+
+    def turn_evidence(self, plays) -> None:
+        ends, cnts, hds = sorted_rows(self.rows)
+        fill = self.fill
+        h = len(self.hand)
+        unseen = [c for c in range(1, self.top + 1) if c not in self.seen]
+        shared = sorted(card_cost(ends, cnts, hds, c, fill) for c in unseen)
+        for card, seat in plays:
+            if seat == self.seat:
+                continue
+            if self.known.get(seat):
+                costs = sorted(card_cost(ends, cnts, hds, c, fill) for c in self.known[seat])
+                hold = len(costs)
+            else:
+                costs = shared
+                hold = h
+            if hold < 2 or len(costs) < 2:
+                continue
+            cost = card_cost(ends, cnts, hds, card, fill)
+            above = len(costs) - bisect_right(costs, cost)
+            ties = bisect_right(costs, cost) - bisect_left(costs, cost) - 1
+            q = (above + 0.5 * ties) / (len(costs) - 1)
+            self.add(seat, (1 - SLIP) * hold * q ** (hold - 1) + SLIP)
+
+
+class Deals:
+    """Random deals of the hidden cards, one per call, and each opponent's model."""
+
+    def __init__(
+        self,
+        rng: random.Random,
+        unseen: list[int],
+        sizes: list[int],
+        known: list[list[int]] | None,
+        greedy: list[float],
+        top: int,
+    ) -> None:
+        self.rng = rng
+        self.unseen = unseen
+        self.sizes = sizes
+        self.known = known
+        """Logical variant: the opponents' hands are public (the draft)."""
+        self.greedy = greedy
+        """For each opponent, the chance that it plays greedily."""
+        self.top = top
+
+    def deal(self, turns: int) -> tuple[list[list[int]], list[list[int]], bytearray]:
+        """A deal: the random opponents' cards by turn (``rplays[t]``), the greedy
+        opponents' hands, and the flags of the greedy opponents' cards."""
+        rng = self.rng
+        shuffle = rng.shuffle
+        if self.known is not None:
+            hands = []
+            for hand in self.known:
+                hand = hand[:]
+                shuffle(hand)
+                hands.append(hand)
+        else:
+            cards = self.unseen[:]
+            shuffle(cards)
+            hands = []
+            start = 0
+            for size in self.sizes:
+                hands.append(cards[start : start + size])
+                start += size
+        sequences = []
+        ghands = []
+        gflag = bytearray(self.top + 1)
+        for hand, chance in zip(hands, self.greedy, strict=True):
+            if chance and rng.random() < chance:
+                hand.sort()
+                ghands.append(hand)
+                for c in hand:
+                    gflag[c] = 1
+            else:
+                sequences.append(hand)
+        rplays = [[hand[t] for hand in sequences if t < len(hand)] for t in range(turns)]
+        return rplays, ghands, gflag
+
+
+# --- the bot -----------------------------------------------------------------------------
+
+
+class MonteCarloBot(Bot):
+    name = "montecarlo"
+    version = "1.0.0"
+
+    def __init__(
+        self, think: float = 0.1, seed: int = 1, playouts: int = 0, rollout: str = "greedy", opponents: str = "infer"
+    ) -> None:
+        self.think = think
+        self.seed = seed
+        self.playouts = playouts
+        self.rollout = rollout
+        """Our own policy in playouts: ``"greedy"`` or ``"random"``."""
+        self.opponents = opponents
+        """How playouts model the opponents: ``"infer"`` (from their play), ``"random"``
+        or ``"greedy"``."""
+        self.move_ms = 1000
+        self.game_no = 0
+        self.table: Opponents | None = None
+        self.failed = False
+        self.forgiving = True
+        """False (in tests): a failing search or event raises instead of being logged."""
+        self.last_playouts = 0
+        """Deals searched for the last answer (for tests and benchmarks)."""
+
+    # --- hooks ---
+
+    def hello(self, hello):
+        self.move_ms = hello.limits.move_ms
+        return super().hello(hello)
+
+    def new_game(self, message):
+        self.game_no = message.game_no
+        self.table = Opponents(message.seat, message.players, message.settings)
+
+    def events(self, events):
+        if self.table is None or self.failed:
+            return
+        try:
+            for event in events:
+                self.table.event(event)
+        except Exception as exc:  # a bug here must not cost the game: stop listening
+            if not self.forgiving:
+                raise
+            print(f"montecarlo: events failed ({exc!r}); opponents taken as random", file=sys.stderr)
+            self.failed = True
+            self.table = None
+
+    def decide(self, kind, view, legal):
+        started = time.perf_counter()
+        budget = min(self.think, MOVE_FRACTION * self.move_ms / 1000)
+        deadline = started + budget
+        rng = random.Random(f"{self.seed}/{self.game_no}/{view.seat}/{view.round}/{view.turn}/{kind}/{view.card}")
+        self.last_playouts = 0
+        if len(legal) == 1:
+            return legal[0]
+        if kind == "draft":
+            return min(legal, key=lambda card: (H[card], card))
+        if view.variant == "professional" or view.cards_per_turn != 1 or view.shedding:
+            return fallback(kind, view, legal)
+        try:
+            if kind == "play":
+                return self.search_play(view, legal, rng, deadline)
+            if kind == "row":
+                return self.search_row(view, legal, rng, deadline)
+        except Exception as exc:  # never lose a move to a bug: log it, answer the heuristic's way
+            if not self.forgiving:
+                raise
+            print(f"montecarlo: search failed ({exc!r}), falling back", file=sys.stderr)
+        return fallback(kind, view, legal)
+
+    # --- searches ---
+
+    def deals(self, view, rng: random.Random) -> Deals:
+        """The hidden cards, who holds how many of them, and how each plays."""
+        seat = view.seat
+        others = [s for s in range(view.players) if s != seat]
+        table = self.table
+        if self.opponents == "random":
+            greedy = [0.0] * len(others)
+        elif self.opponents == "greedy":
+            greedy = [1.0] * len(others)
+        elif table is not None and table.players == view.players:
+            greedy = [table.greedy_chance(s) for s in others]
+        else:
+            greedy = [0.5] * len(others)
+        if view.picks:  # logical: the draft is public, so every hand is known
+            played: dict[int, set[int]] = {s: set() for s in range(view.players)}
+            for turn in view.revealed:
+                for card, s in turn:
+                    played[s].add(card)
+            known = [[c for c, p in view.picks if p == s and c not in played[s]] for s in others]
+            return Deals(rng, [], [], known, greedy, view.top_card)
+        seen = set(view.hand)
+        for row in view.rows:
+            seen.update(row)
+        for turn in view.revealed:
+            seen.update(card for card, _ in turn)
+        if table is not None and table.round == view.round:
+            seen |= table.start_rows
+        unseen = [c for c in range(1, view.top_card + 1) if c not in seen]
+        if view.hand_sizes:
+            sizes = [view.hand_sizes[s] for s in others]
+        else:
+            sizes = [len(view.hand)] * len(others)
+        if sum(sizes) > len(unseen):  # cannot happen by the rules; keep the deal possible
+            sizes = [len(unseen) // len(others)] * len(others)
+        return Deals(rng, unseen, sizes, None, greedy, view.top_card)
+
+    def spend(self, deadline: float, done: int) -> bool:
+        """True while the search may deal again."""
+        if self.playouts:
+            return done < self.playouts
+        return done == 0 or time.perf_counter() < deadline
+
+    def search_play(self, view, legal, rng, deadline):
+        deals = self.deals(view, rng)
+        fill = fill_costs(view.top_card, view.players - 1)
+        ends0, cnts0, hds0 = sorted_rows(view.rows)
+        turns = len(view.hand)
+        cards = sorted(legal)
+        rests = [[c for c in cards if c != card] for card in cards]
+        totals = [0] * len(cards)
+        rand = rng.random
+        greedy = self.rollout == "greedy"
+        done = 0
+        while self.spend(deadline, done):
+            rplays, ghands, gflag = deals.deal(turns)
+            now = rplays[0][:] if rplays else []
+            for other in ghands:  # this turn's greedy cards do not depend on ours
+                if other:
+                    card = greedy_card(ends0, cnts0, hds0, other, fill)
+                    other.remove(card)
+                    now.append(card)
+            for k, card in enumerate(cards):
+                totals[k] += playout(
+                    ends0[:],
+                    cnts0[:],
+                    hds0[:],
+                    card,
+                    rests[k][:],
+                    now,
+                    rplays,
+                    [other[:] for other in ghands],
+                    gflag,
+                    fill,
+                    rand,
+                    greedy,
+                )
+            done += 1
+        self.last_playouts = done
+        best = min(range(len(cards)), key=lambda k: (totals[k], k))
+        return cards[best]
+
+    def search_row(self, view, legal, rng, deadline):
+        card = view.card
+        current = view.revealed[-1]
+        at = [c for c, _ in current].index(card)
+        rest = sorted(c for c, _ in current[at + 1 :])
+        deals = self.deals(view, rng)
+        fill = fill_costs(view.top_card, view.players - 1)
+        turns = len(view.hand)
+        starts = []
+        for r in legal:
+            rows = [list(row) for row in view.rows]
+            cost = sum(H[c] for c in rows[r])
+            rows[r] = [card]
+            ends, cnts, hds = sorted_rows(rows)
+            place_known(ends, cnts, hds, rest)  # the rest of this turn: known, higher than ours
+            starts.append((cost, ends, cnts, hds))
+        totals = [0] * len(starts)
+        done = 0
+        if turns:
+            rand = rng.random
+            greedy = self.rollout == "greedy"
+            while self.spend(deadline, done):
+                rplays, ghands, gflag = deals.deal(turns)
+                for k, (_, ends, cnts, hds) in enumerate(starts):
+                    totals[k] += playout(
+                        ends[:],
+                        cnts[:],
+                        hds[:],
+                        0,
+                        sorted(view.hand),
+                        [],
+                        rplays,
+                        [other[:] for other in ghands],
+                        gflag,
+                        fill,
+                        rand,
+                        greedy,
+                    )
+                done += 1
+        expected = [cost + totals[k] / max(1, done) for k, (cost, *_) in enumerate(starts)]
+        self.last_playouts = done
+        best = min(range(len(legal)), key=lambda k: (expected[k], len(view.rows[legal[k]]), k))
+        return legal[best]
+
+
+# --- the fallback: one-turn risk, for the variants the search does not cover -----------
+
+
+def fallback(kind, view, legal):
+    """A heuristic answer for any request: professional placement, pairs, shedding."""
+    shedding = view.shedding
+
+    def cost_of(row) -> float:
+        return len(row) if shedding else sum(H[c] for c in row)
+
+    if kind == "row":
+        return min(legal, key=lambda r: (cost_of(view.rows[r]), len(view.rows[r]), r))
+    if kind == "draft":
+        return min(legal, key=lambda card: (H[card], card))
+    seen = set(view.hand)
+    for row in view.rows:
+        seen.update(row)
+    for turn in view.revealed:
+        seen.update(card for card, _ in turn)
+    unseen = [c for c in range(1, view.top_card + 1) if c not in seen]
+    others = view.players - 1
+    professional = view.variant == "professional"
+
+    def risk(card: int, rows) -> float:
+        place = spot(rows, card, professional)
+        if place is None:
+            return min(cost_of(r) for r in rows) + 0.5
+        i, left = place
+        row = rows[i]
+        if len(row) == FULL:
+            return cost_of(row) + 0.01 * card
+        lo, hi = (card, row[0]) if left else (row[-1], card)
+        between = sum(1 for c in unseen if lo < c < hi)
+        slots = FULL - len(row)
+        p_each = min(1.0, between / max(1, len(unseen)) * 10 / max(1, 11 - len(row)))
+        p_fill = min(1.0, (p_each * others / slots) ** slots)
+        return p_fill * (cost_of(row) + 1) + 0.001 * (hi - lo)
+
+    if isinstance(legal[0], list):  # two cards a turn: the lower one lands first
+
+        def pair_risk(pair: list[int]) -> float:
+            total = 0.0
+            rows = [list(row) for row in view.rows]
+            for card in pair:
+                total += risk(card, rows)
+                place = spot(rows, card, professional)
+                if place is None:
+                    i = min(range(len(rows)), key=lambda r: cost_of(rows[r]))
+                    rows[i] = [card]
+                else:
+                    i, left = place
+                    if len(rows[i]) == FULL:
+                        rows[i] = [card]
+                    elif left:
+                        rows[i] = [card, *rows[i]]
+                    else:
+                        rows[i] = [*rows[i], card]
+            return total
+
+        return min(legal, key=pair_risk)
+    return min(legal, key=lambda card: risk(card, view.rows))
+
+
+def spot(rows, card: int, professional: bool) -> tuple[int, bool] | None:
+    """Where ``card`` goes: (row, at the left end?), or None when a row must be chosen."""
+    places = []
+    for i, row in enumerate(rows):
+        if row[-1] < card:
+            places.append((card - row[-1], 0, i))
+        if professional and card < row[0]:
+            places.append((row[0] - card, 1, i))
+    if not places:
+        return None
+    _, left, i = min(places)
+    return i, bool(left)
+
+
+def bench(positions: int, think: float) -> None:
+    """Print playouts per second on random first-turn positions of a 4-player standard
+    game (a playout is the whole round, 10 turns), for each opponent model."""
+    from protocol.nimmt import View
+
+    players = 4
+    for model in ("random", "greedy", "infer"):
+        rng = random.Random(0)
+        deals = playouts = 0
+        seconds = 0.0
+        for n in range(positions):
+            cards = rng.sample(range(1, DECK_SIZE + 1), HAND_SIZE * players + ROWS)
+            hand = tuple(sorted(cards[:HAND_SIZE]))
+            rows = tuple((c,) for c in cards[-ROWS:])
+            zeros = (0,) * players
+            view = View(0, players, 1, 1, hand, rows, zeros, zeros, (), hand_sizes=(HAND_SIZE,) * players)
+            bot = MonteCarloBot(think=think, seed=n, opponents=model)
+            started = time.perf_counter()
+            bot.decide("play", view, list(hand))
+            seconds += time.perf_counter() - started
+            deals += bot.last_playouts
+            playouts += bot.last_playouts * len(hand)
+        print(
+            f"opponents {model:6}  {playouts / seconds:8.0f} playouts/s  {deals / positions:6.0f} deals"
+            f" ({playouts / positions:.0f} playouts) per {1000 * seconds / positions:.0f} ms move"
+            + ("  (infer: no evidence yet, half greedy)" if model == "infer" else "")
+        )
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--think", type=float, default=0.1, help="seconds to think per move (default 0.1)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the search (default 1)")
+    parser.add_argument("--playouts", type=int, default=0, help="deals per move instead of a time limit")
+    parser.add_argument("--rollout", choices=("greedy", "random"), default="greedy", help="our policy in playouts")
+    parser.add_argument(
+        "--opponents",
+        choices=("infer", "random", "greedy"),
+        default="infer",
+        help="the opponents' policy in playouts (default: inferred from their play)",
+    )
+    parser.add_argument("--bench", type=int, default=0, metavar="N", help="measure playouts/s on N positions, exit")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.bench:
+        bench(args.bench, args.think)
+        return
+    run(MonteCarloBot(args.think, args.seed, args.playouts, args.rollout, args.opponents))
+
+
+if __name__ == "__main__":
+    main()

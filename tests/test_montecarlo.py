@@ -1,0 +1,261 @@
+"""The Monte Carlo reference bot (sample_bots/montecarlo): legal in every variant through
+the referee, repeatable with a fixed number of playouts, and inside its time."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import time
+from types import ModuleType
+from typing import Any
+
+import msgspec
+import pytest
+
+from arena.bots import Bot, load_bot
+from arena.games import nimmt
+from arena.referee import GameSpec, MatchResult, MatchSpec, TimeLimits, play_match
+from arena.replay import DecisionLine, End, FaultLine, verify
+from arena.sandbox.local import LocalSandbox
+from protocol.messages import Hello, Limits, NewGame
+from protocol.nimmt import Place, Reveal, RoundStart, View
+
+from .conftest import SAMPLES
+
+MONTECARLO = SAMPLES / "montecarlo"
+RANDOM = SAMPLES / "random"
+HEURISTIC = SAMPLES / "heuristic"
+
+
+def module() -> ModuleType:
+    """The bot's code, imported in this process."""
+    spec = importlib.util.spec_from_file_location("montecarlo_bot", MONTECARLO / "bot.py")
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+MC = module()
+
+
+def montecarlo(arguments: str) -> Bot:
+    """The bot started as ``python3 bot.py ARGUMENTS``."""
+    bot = load_bot(MONTECARLO)
+    return msgspec.structs.replace(
+        bot, manifest=msgspec.structs.replace(bot.manifest, run=f"python3 bot.py {arguments}")
+    )
+
+
+async def play(
+    bots: list[Bot], settings: dict[str, Any], seed: int = 3, move_ms: int = 1000, bank_ms: int = 0, games: int = 1
+) -> MatchResult:
+    seats = list(range(len(bots)))
+    specs = [GameSpec(seed + g, seats[g:] + seats[:g]) for g in range(games)]
+    spec = MatchSpec("nimmt", settings, bots, specs, TimeLimits(move_ms, bank_ms, 10_000))
+    return await play_match(spec, LocalSandbox())
+
+
+def own_decisions(result: MatchResult, bot: int = 0) -> list[tuple[str, Any, float]]:
+    """``(kind, answer, wall ms)`` of every request bot ``bot`` answered, game by game."""
+    out = []
+    for game in result.games:
+        seat = game.spec.seats.index(bot)
+        for line in game.replay:
+            if isinstance(line, DecisionLine) and seat in line.seats:
+                i = line.seats.index(seat)
+                assert not line.defaulted[i], f"the referee played a default for the bot: {line}"
+                out.append((line.kind, line.answers[i], line.wall_ms[i]))
+    return out
+
+
+def assert_clean(result: MatchResult) -> None:
+    for game in result.games:
+        faults = [line for line in game.replay if isinstance(line, FaultLine)]
+        assert not faults, faults
+        assert [status.status for status in game.statuses] == ["ok"] * len(game.statuses)
+        assert list(verify(game.replay)), "the replay re-simulates"
+        end = game.replay[-1]
+        assert isinstance(end, End)
+        assert not any("montecarlo:" in text for text in end.stderr), end.stderr
+
+
+VARIANTS = [
+    {"rounds": 1},
+    {"variant": "tactical", "rounds": 1},
+    {"variant": "logical", "rounds": 1},
+    {"variant": "professional", "rounds": 1},
+    {"keep_rows": True, "rounds": 2},
+    {"cards_per_turn": 2, "rounds": 1},
+    {"shedding": True},
+    {"variant": "professional", "keep_rows": True, "rounds": 2},
+    {"variant": "logical", "cards_per_turn": 2, "rounds": 1},
+    {"variant": "tactical", "shedding": True, "cards_per_turn": 2},
+]
+
+
+@pytest.mark.parametrize("settings", VARIANTS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+async def test_every_variant_is_answered_legally_through_the_referee(settings: dict[str, Any]) -> None:
+    bots = [montecarlo("--think 0.02 --seed 5"), load_bot(RANDOM), load_bot(HEURISTIC)]
+    result = await play(bots, settings, games=2)
+    assert_clean(result)
+    kinds = {kind for kind, _, _ in own_decisions(result)}
+    assert "play" in kinds
+    assert ("draft" in kinds) == (settings.get("variant") == "logical")
+
+
+async def test_a_full_standard_game_with_two_search_seats() -> None:
+    """Two copies of the bot at one table (each its own process), a game to 66 heads."""
+    result = await play([montecarlo("--think 0.01"), montecarlo("--think 0.01 --seed 2"), load_bot(RANDOM)], {})
+    assert_clean(result)
+    assert max(result.games[0].scores) >= 66
+
+
+async def test_a_fixed_number_of_playouts_repeats_every_answer() -> None:
+    bots = [montecarlo("--playouts 25 --seed 9"), load_bot(RANDOM), load_bot(HEURISTIC), load_bot(RANDOM)]
+    settings = {"rounds": 2}
+    first = await play(bots, settings, seed=11, games=2)
+    second = await play(bots, settings, seed=11, games=2)
+    assert_clean(first)
+    answers = [(kind, answer) for kind, answer, _ in own_decisions(first)]
+    assert answers == [(kind, answer) for kind, answer, _ in own_decisions(second)]
+    assert len(answers) >= 20
+    assert [game.scores for game in first.games] == [game.scores for game in second.games]
+
+
+async def test_the_answer_comes_within_move_ms_whatever_think_says() -> None:
+    """``--think 30`` asks for far more than the move allows: the bot caps itself at a
+    third of ``move_ms`` (from the hello), and with no bank an overrun is a timeout."""
+    move_ms = 450
+    bots = [montecarlo("--think 30"), load_bot(RANDOM), load_bot(RANDOM), load_bot(RANDOM)]
+    result = await play(bots, {"rounds": 1}, move_ms=move_ms, bank_ms=0)
+    assert_clean(result)
+    walls = [wall for _, _, wall in own_decisions(result)]
+    assert len(walls) >= 9
+    assert max(walls) < move_ms
+    assert sorted(walls)[len(walls) // 2] > move_ms / 6, "it does use the time it has"
+
+
+# --- in process ---------------------------------------------------------------------------
+
+
+def first_view(settings: dict[str, Any], players: int = 4, seed: int = 1) -> tuple[View, list[Any]]:
+    state, _ = nimmt.start(nimmt.parse_settings(settings, players), players, seed)
+    return nimmt.view(state, 0), nimmt.legal(state, 0)
+
+
+def test_same_request_same_answer_with_playouts() -> None:
+    view, legal = first_view({})
+    answers = set()
+    for _ in range(3):
+        bot = MC.MonteCarloBot(playouts=40, seed=4)
+        answers.add(bot.decide("play", view, legal))
+        assert bot.last_playouts == 40
+    assert len(answers) == 1
+    assert answers.pop() in legal
+
+
+def test_think_time_is_kept_and_capped_by_move_ms() -> None:
+    view, legal = first_view({})
+    for think, move_ms in ((0.05, 1000), (30.0, 90)):
+        bot = MC.MonteCarloBot(think=think)
+        bot.hello(Hello(1, "nimmt", {}, 0, 4, Limits(move_ms, 0, 10_000)))
+        started = time.perf_counter()
+        answer = bot.decide("play", view, legal)
+        elapsed = time.perf_counter() - started
+        assert answer in legal
+        assert elapsed < 0.5, (think, move_ms, elapsed)
+        assert bot.last_playouts >= 1
+
+
+def test_the_last_turn_row_choice_takes_the_cheapest_row() -> None:
+    """With nothing left to play, the row choice is only this turn: the fewest heads."""
+    view = View(
+        seat=0,
+        players=3,
+        round=1,
+        turn=10,
+        hand=(),
+        rows=((30, 33), (40,), (50, 55), (60, 61, 62)),
+        scores=(0, 0, 0),
+        round_heads=(0, 0, 0),
+        revealed=(((5, 0), (70, 1), (80, 2)),),
+        card=5,
+        hand_sizes=(0, 0, 0),
+    )
+    assert MC.MonteCarloBot(playouts=10).decide("row", view, [0, 1, 2, 3]) == 1
+
+
+def test_a_row_choice_looks_ahead_in_the_round() -> None:
+    """Taking the cheapest row (1 head) leaves row 1 full, so our last card, 22, would
+    take its 5 heads next turn; taking row 1 now (5 heads) leaves 22 a safe place."""
+    view = View(
+        seat=0,
+        players=2,
+        round=1,
+        turn=9,
+        hand=(22,),
+        rows=((8,), (16, 17, 18, 19, 21), (70,), (80,)),
+        scores=(0, 0),
+        round_heads=(0, 0),
+        revealed=(((3, 0), (90, 1)),),
+        card=3,
+        hand_sizes=(1, 1),
+    )
+    assert MC.fallback("row", view, [0, 1, 2, 3]) == 0, "the one-turn heuristic takes the cheapest row"
+    assert MC.MonteCarloBot(playouts=50).decide("row", view, [0, 1, 2, 3]) == 1
+
+
+def test_opponents_are_told_apart_by_their_cards_and_rows() -> None:
+    """Seat 1 plays like the greedy policy (a card right after a row end, the cheapest
+    row); seat 2 like a random player (a sixth card onto 11 heads, the dearest row)."""
+    table = MC.Opponents(seat=0, players=3, settings={})
+    hand = (70, 71, 72, 73, 74, 75, 76, 77, 78, 79)
+    table.event(RoundStart(1, ((5,), (30, 31, 32, 33, 34), (60,), (90,)), hand))
+    table.event(Reveal(1, 1, ((6, 1), (35, 2), (70, 0))))
+    assert table.greedy_chance(1) > 0.8
+    assert table.greedy_chance(2) < 0.2
+    table = MC.Opponents(seat=0, players=3, settings={})
+    table.event(RoundStart(1, ((10,), (20, 22), (30,), (40,)), hand))
+    table.event(Place(1, 3, 0, (10,), True))  # the cheapest row: 1 head
+    table.event(Place(2, 2, 1, (20, 22), True))  # 8 heads, with a 1-head row there
+    assert table.greedy_chance(1) > 0.5 > table.greedy_chance(2)
+    assert table.rows == [[3], [2], [30], [40]]
+
+
+@pytest.mark.parametrize(
+    ("settings", "players"),
+    [({}, 2), ({}, 10), ({"variant": "tactical"}, 10), ({"variant": "logical"}, 6), ({"keep_rows": True}, 8)],
+    ids=["2p", "10p", "tactical-10p", "logical-6p", "keep_rows-8p"],
+)
+def test_the_search_runs_without_falling_back_at_any_table_size(settings: dict[str, Any], players: int) -> None:
+    """In process, with errors raised instead of logged: whole games (2 rounds) with the
+    bot in two seats and random play in the others; the rules reject any illegal answer."""
+    settings = {**settings, "rounds": 2}
+    rules = nimmt.parse_settings(settings, players)
+    state, events = nimmt.start(rules, players, 17)
+    bots = {}
+    for seat in (0, players - 1):
+        bot = MC.MonteCarloBot(playouts=3, seed=seat)
+        bot.forgiving = False
+        bot.new_game(NewGame(0, seat, players, settings))
+        bots[seat] = bot
+    pending: dict[int, list[Any]] = {seat: list(events) for seat in bots}
+    rng = random.Random(3)
+    asked: set[str] = set()
+    while (decision := nimmt.decision(state)) is not None:
+        answers = {}
+        for seat in decision.seats:
+            legal = nimmt.legal(state, seat)
+            if seat in bots:
+                bots[seat].events([e for e in (nimmt.observe(x, seat) for x in pending[seat]) if e is not None])
+                pending[seat] = []
+                answers[seat] = bots[seat].decide(decision.kind, nimmt.view(state, seat), legal)
+                asked.add(decision.kind)
+            else:
+                answers[seat] = rng.choice(legal)
+        state, events = nimmt.apply(state, answers)
+        for seat in bots:
+            pending[seat].extend(events)
+    assert state.over and "play" in asked
+    assert all(bot.table is not None for bot in bots.values()), "the events were understood"
