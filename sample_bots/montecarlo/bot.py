@@ -1,6 +1,8 @@
 """The Monte Carlo reference bot: deal the unseen cards, play the round out, keep the best.
 
     python3 bot.py [--think 0.1] [--seed 1] [--playouts N] [--opponents infer|random|greedy]
+                   [--rollout greedy|random]
+    python3 bot.py --bench 20      # playouts per second, then exit
 
 For a ``"play"`` request every card in hand is a candidate. The search repeats, until
 its time is up (or ``--playouts N`` times): deal the cards this seat has not seen to
@@ -435,6 +437,7 @@ class MonteCarloBot(Bot):
 
     def new_game(self, message):
         self.game_no = message.game_no
+        self.failed = False
         self.table = Opponents(message.seat, message.players, message.settings)
 
     def events(self, events):
