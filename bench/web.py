@@ -34,7 +34,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.store import GameRecord, SeatResult, Store  # noqa: E402
+from tournament import fill_synthetic  # noqa: E402  (bench/, the script's folder)
+
+from arena.store import Store  # noqa: E402
 from leaderboard.board import leaderboard  # noqa: E402
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -59,37 +61,7 @@ def build(path: Path, games: int, work: Path) -> None:
     rng = random.Random(1)
     replays = real_replays(work)
     with Store(path) as store:
-        ids = []
-        for i in range(16):
-            store.db.execute(
-                "INSERT INTO bots (name, version, hash, path, language, games, added) VALUES (?, '1', ?, '', 'x', '[]', '')",
-                (f"bot{i:02d}", f"h{i}"),
-            )
-            ids.append(i + 1)
-        strength = {b: rng.gauss(0, 1) for b in ids}
-        tournament = store.create_tournament("big", "nimmt", "standard", {}, 1, {})
-        blob = b'{"type":"header"}\n' * 20
-        store.db.execute("BEGIN")
-        for g in range(games):
-            seated = rng.sample(ids, 4)
-            perf = sorted(seated, key=lambda b: -(strength[b] + rng.gauss(0, 1.5)))
-            record = GameRecord(
-                tournament.id,
-                g // 16,
-                g % 16,
-                (g % 16) // 4,
-                g,
-                "nimmt",
-                "standard",
-                5,
-                10.0,
-                "",
-                [SeatResult(b, perf.index(b) + 1, 10 * perf.index(b), "ok", {}) for b in seated],
-                blob,
-            )
-            store.save_game(record)
-        store.db.execute("COMMIT")
-        store.set_status(tournament.id, "finished")
+        fill_synthetic(store, games, rng)
         step = max(games // REAL_REPLAYS, 1)
         store.db.execute("BEGIN")
         for n, game_id in enumerate(range(step, games + 1, step)):
