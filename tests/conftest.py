@@ -69,14 +69,27 @@ def bot_pids(folder: Path) -> list[int]:
     return pids
 
 
-DOCKER_REQUIRED = os.environ.get("ARENA_REQUIRE_DOCKER") == "1"
-"""Set by CI: there, a missing engine or base image fails the Docker tests, never skips."""
-_docker_skipped: list[str] = []
+LEFT_OUT = {"docker": "ARENA_NO_DOCKER", "browser": "ARENA_NO_BROWSER"}
+"""A marker's tests run unless the user sets this variable to 1 (as for setup.sh): then
+they are deselected, and the summary says so. Never skipped: a missing engine or
+browser fails them, naming the fix."""
+_left_out: list[str] = []
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    off = {marker for marker, variable in LEFT_OUT.items() if os.environ.get(variable) == "1"}
+    if not off:
+        return
+    dropped = [item for item in items if any(item.get_closest_marker(m) for m in off)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
+        _left_out.extend(f"{len(dropped)} {m} tests left out ({LEFT_OUT[m]}=1)" for m in sorted(off))
 
 
 @pytest.fixture(scope="session")
 def docker_sandbox() -> object:
-    """A Docker sandbox on the real engine, or a skip saying plainly why there is none."""
+    """A Docker sandbox on the real engine, or a failure saying plainly why there is none."""
     from arena.sandbox import images
     from arena.sandbox.docker import DockerSandbox
 
@@ -84,18 +97,14 @@ def docker_sandbox() -> object:
         client = images.connect()
         images.ensure_base(client, progress=lambda line: None)  # the SDK layer is made if it is outdated
     except images.ImageError as exc:
-        if DOCKER_REQUIRED:
-            pytest.fail(f"Docker tests required but: {exc}")
-        _docker_skipped.append(str(exc))
-        pytest.skip(f"Docker tests skipped: {exc}")
+        pytest.fail(
+            f"Docker tests need an engine and the base image (./setup.sh; ARENA_NO_DOCKER=1 leaves them out): {exc}"
+        )
     return DockerSandbox(client=client)
 
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-BROWSER_REQUIRED = os.environ.get("ARENA_REQUIRE_BROWSER") == "1"
-"""Set by CI: there, a missing Chromium fails the browser tests, never skips."""
-_browser_skipped: list[str] = []
 
 
 @pytest.fixture(scope="session")
@@ -104,11 +113,10 @@ def browser() -> Iterator[Any]:
     is downloaded: the driver is the one at /usr/bin/chromedriver."""
     missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
     if missing:
-        reason = f"{' and '.join(missing)} not installed (setup.sh installs chromium and chromium-driver)"
-        if BROWSER_REQUIRED:
-            pytest.fail(f"browser tests required but {reason}")
-        _browser_skipped.append(reason)
-        pytest.skip(f"browser tests skipped: {reason}")
+        pytest.fail(
+            f"{' and '.join(missing)} not installed: ./setup.sh installs chromium and chromium-driver"
+            " (ARENA_NO_BROWSER=1 leaves the browser tests out)"
+        )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -171,11 +179,5 @@ def serving(db: Path) -> Iterator[str]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _docker_skipped:
-        terminalreporter.write_line(
-            f"NOTE: the Docker tests were skipped: {_docker_skipped[0]}", yellow=True, bold=True
-        )
-    if _browser_skipped:
-        terminalreporter.write_line(
-            f"NOTE: the browser tests were skipped: {_browser_skipped[0]}", yellow=True, bold=True
-        )
+    for line in _left_out:
+        terminalreporter.write_line(f"NOTE: {line}", yellow=True, bold=True)

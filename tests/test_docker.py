@@ -1,8 +1,8 @@
 """The Docker sandbox against a real engine: every point of the container policy.
 
 Each test fails if its point is missing. They need a running engine and the base image
-(`arena image build`); CI provides both and sets ARENA_REQUIRE_DOCKER=1, so there they
-can never be skipped.
+(./setup.sh provides both); without them they fail, never skip. ARENA_NO_DOCKER=1
+leaves them out on purpose.
 """
 
 from __future__ import annotations
