@@ -300,25 +300,26 @@ class _Session:
             if seen is not None:
                 self.pending.append(seen)
 
-    async def _send(self, message: msgspec.Struct) -> bytes:
+    def _with_events(self, message: msgspec.Struct) -> bytes:
+        """``message`` preceded by the events since the last one, as the referee sends them."""
         data = encode(message)
         if self.pending:
             data = encode(Events(self.pending)) + data
             self.pending = []
+        return data
+
+    async def _send(self, message: msgspec.Struct) -> None:
+        data = self._with_events(message)
         try:
             await self.process.send(data, self.limits.move_ms / 1000)
         except BotGone as exc:
             raise Failed(f"the bot is gone ({exc}) before this message", _text(data)) from None
-        return data
 
     async def _request(self, game: Any, state: Any, seat: int, kind: str) -> Any:
         legal = game.legal(state, seat)
         request_id = next(self.ids)
         request = Request(request_id, kind, game.view(state, seat), legal, self.limits.move_ms, self.limits.bank_ms)
-        events = encode(Events(self.pending)) if self.pending else b""
-        self.pending = []
-        data = events + encode(request)
-        reply, line = await self._ask(data, self.limits.move_ms + self.limits.bank_ms, f"{kind} request")
+        reply, line = await self._ask(self._with_events(request), self.limits.move_ms + self.limits.bank_ms, f"{kind} request")
         sent = _text(encode(request))
         expected = f'{{"type":"answer","id":{request_id},"answer":A}} with A one of {_json(legal)}'
         if not isinstance(reply, Answer):
