@@ -177,7 +177,7 @@ class LocalProcess(PipedBot):
                     break
             self._signal_group(signal.SIGKILL)  # stragglers left in the group
             await self._proc.wait()
-            Reaper.forget(self.pid)
+            Reaper.forget("pg", self.pid)
             self._close_tasks()
             if self._stat_fd is not None:
                 os.close(self._stat_fd)
@@ -380,7 +380,7 @@ class LocalSandbox:
             if isinstance(exc, StartError):
                 raise
             raise StartError(f"{bot.path}: cannot start {bot.manifest.run!r}: {exc}") from None
-        Reaper.watch(proc.pid)  # its group dies with the arena, even a frozen one
+        Reaper.watch("pg", proc.pid)  # its group dies with the arena, even a frozen one
         process = LocalProcess(proc, home, max_line, self.isolation_for(bot), nested=self.bwrap is not None)
         nursery.start_soon(process.pump_stderr)
         return process
