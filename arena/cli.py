@@ -174,10 +174,16 @@ def standings(result: GameResult, labels: list[str]) -> Table:
     return table
 
 
+SANDBOX_HELP = (
+    "docker, local (bubblewrap), auto (docker when an engine answers and the base image is built, else local),"
+    " or unsafe-local (plain processes: no protection at all; only on request)."
+)
+
+
 def open_sandbox(name: str) -> Any:
     """The sandbox for ``--sandbox NAME``, saying once why ``auto`` fell back to local."""
-    if name not in ("auto", "docker", "local"):
-        fail(f"--sandbox {name!r}: choose docker, local or auto")
+    if name not in ("auto", "docker", "local", "unsafe-local"):
+        fail(f"--sandbox {name!r}: choose docker, local (bubblewrap), auto or unsafe-local")
     sandbox, note = choose_sandbox(cast(SandboxName, name))
     if note:
         err_console.print(f"[yellow]note:[/] {note}")
@@ -192,14 +198,10 @@ def prepare(sandbox: Any, bots: list[Bot]) -> None:
 
 
 def warn_about(isolations: list[str]) -> None:
-    if any("resource limits only" in i for i in isolations):
-        err_console.print(
-            "[yellow]warning:[/] bots are confined by resource limits only: install bubblewrap or Docker to isolate them"
-        )
-    if any("as root" in i for i in isolations):
-        err_console.print(
-            "[yellow]warning:[/] some bots run as root: make their folders readable by others to confine them as nobody"
-        )
+    if any("UNSAFE" in i for i in isolations):
+        from .sandbox.local import UNSAFE_WARNING
+
+        err_console.print(f"[yellow]warning:[/] {UNSAFE_WARNING}")
 
 
 BotDirs = Annotated[
@@ -225,7 +227,7 @@ def play(
         list[str], typer.Option("--set", help="A game setting KEY=VALUE, e.g. end_score=50 (repeatable).")
     ] = [],  # noqa: B006
     sandbox_name: Annotated[
-        str, typer.Option("--sandbox", help="docker, local, or auto (docker when an engine answers).")
+        str, typer.Option("--sandbox", help=SANDBOX_HELP)
     ] = "auto",
     variant: VariantOption = None,
     settings_file: SettingsFileOption = None,
@@ -267,7 +269,7 @@ SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 def demo(
     db: Annotated[Path, typer.Option("--db", help="The arena's database.")] = Path("arena.db"),
     deals: Annotated[int, typer.Option(help="Deals per table.", min=1)] = 4,
-    sandbox_name: Annotated[str, typer.Option("--sandbox", help="docker, local, or auto.")] = "auto",
+    sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
 ) -> None:
     """A small demo tournament of the sample bots, then the leaderboard of every game stored."""
     if not (SAMPLE_BOTS / "heuristic").is_dir():
@@ -407,7 +409,7 @@ def bot_build(
 @bot_app.command("check")
 def bot_check(
     bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
-    sandbox_name: Annotated[str, typer.Option("--sandbox", help="docker, local, or auto.")] = "auto",
+    sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     game: Annotated[
         list[str] | None, typer.Option("--game", help="Check only this game (default: all the manifest lists).")
     ] = None,

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from .cli import (
     DEFAULT_DB,
+    SANDBOX_HELP,
     DbOption,
     SettingsFileOption,
     VariantOption,
@@ -96,7 +97,7 @@ def tournament_run(
     db: DbOption = DEFAULT_DB,
     name: Annotated[str | None, typer.Option(help="The tournament's name (needed to --resume it).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the schedule and the deals.")] = None,
-    sandbox_name: Annotated[str, typer.Option("--sandbox", help="docker, local, or auto.")] = "auto",
+    sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     resume: Annotated[bool, typer.Option(help="Finish the tournament --name: play only the games not stored.")] = False,
     game: Annotated[str, typer.Option(help="The game to play.")] = "nimmt",
     set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006

@@ -52,17 +52,23 @@ def make_bot() -> Iterator[MakeBot]:
 
 
 def bot_pids(folder: Path) -> list[int]:
-    """Running processes whose working directory is ``folder``: a bot and its children,
+    """Running processes of the bot in ``folder``: those whose working directory is the
+    folder or, as local bots run, a prepared copy of it (``/tmp/sixarena-bots/NAME-HASH``),
     seen from outside whatever sandbox they are in (bubblewrap hides the host's files)."""
+    from arena.bots import load_bot
+    from arena.sandbox.local import copies_root
+
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in load_bot(folder).name)
+    copies = f"{copies_root()}/{name}-"
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if (
-                os.readlink(entry / "cwd") == str(folder)
-                and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-            ):
+            cwd = os.readlink(entry / "cwd")
+            if (cwd == str(folder) or cwd.startswith(copies)) and (entry / "stat").read_text().rsplit(")", 1)[
+                1
+            ].split()[0] != "Z":
                 pids.append(int(entry.name))
         except OSError:
             continue

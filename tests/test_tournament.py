@@ -19,7 +19,7 @@ from arena import replay
 from arena.schedule import MAX_GROUPS, groups, round_robin
 from arena.store import SCHEMA_VERSION, Store, StoreError
 
-from .conftest import SAMPLES, MakeBot
+from .conftest import SAMPLES, MakeBot, bot_pids
 
 ARENA = str(Path(sys.executable).parent / "arena")
 
@@ -161,17 +161,9 @@ def test_tournament_stores_every_game_and_rates(tmp_path: Path, make_bot: MakeBo
     assert "Likelihood of superiority" in los.stdout
 
 
-def processes_under(folder: Path) -> list[int]:
-    """Live processes whose working directory is in ``folder`` (bots run in theirs)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and os.readlink(entry / "cwd").startswith(str(folder)):
-                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+def processes_of(folders: list[str]) -> list[int]:
+    """Live processes of these bots (local bots run in prepared copies of their folders)."""
+    return [pid for folder in folders for pid in bot_pids(Path(folder))]
 
 
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, make_bot: MakeBot) -> None:
@@ -196,13 +188,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, make_bot
                 stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
         except sqlite3.Error:
             pass
-    assert processes_under(tmp_path), "bots were running"
+    assert processes_of(bots), "bots were running"
     os.killpg(proc.pid, signal.SIGKILL)  # the arena, not its bots (their own sessions)
     proc.wait()
     deadline = time.monotonic() + 10
-    while processes_under(tmp_path) and time.monotonic() < deadline:
+    while processes_of(bots) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not processes_under(tmp_path), "the reaper ended the bots, frozen ones too"
+    assert not processes_of(bots), "the reaper ended the bots, frozen ones too"
     with Store(cut) as store:
         after_kill = store.count_games()
     assert 3 <= after_kill < 48, "killed part way"

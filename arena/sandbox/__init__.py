@@ -1,4 +1,8 @@
-"""Where bots run: Docker containers when an engine answers, local processes otherwise."""
+"""Where bots run: Docker containers when an engine answers, bubblewrap otherwise.
+
+Plain processes with no sandbox (``unsafe-local``) are only ever used when asked for
+by name, never as a fallback.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,33 @@ from typing import Literal
 from .base import ResourceLimits, Sandbox, StartError
 from .images import ImageError
 
-SandboxName = Literal["auto", "docker", "local"]
+SandboxName = Literal["auto", "docker", "local", "unsafe-local"]
+
+
+def clear_leftovers() -> None:
+    """What dead arenas left (run folders, cgroups, containers), whatever the sandbox
+    chosen now: every arena start does this, cheaply when there is nothing."""
+    from . import docker as docker_sandbox
+    from .leftovers import remove_leftovers
+
+    remove_leftovers()
+    remover = getattr(docker_sandbox, "remove_stale_containers_if_any", None)
+    if remover is not None:
+        remover()
 
 
 def choose_sandbox(name: SandboxName, limits: ResourceLimits | None = None) -> tuple[Sandbox, str | None]:
     """The sandbox to use, and a note for the user when ``auto`` fell back to local.
 
     ``auto`` takes Docker when an engine answers and the base image's root file system is
-    built (its thin SDK layer is made when bots are prepared, if the SDK changed);
-    ``docker`` insists, with an error that names the fix.
+    built (its thin SDK layer is made when bots are prepared, if the SDK changed), else
+    bubblewrap; ``docker`` and ``local`` insist, with an error that names the fix.
     """
     from .local import LocalSandbox
 
+    clear_leftovers()
+    if name == "unsafe-local":
+        return LocalSandbox(limits, unsafe=True), None
     if name == "local":
         return LocalSandbox(limits), None
     from . import images

@@ -28,16 +28,16 @@ class ResourceLimits(msgspec.Struct, frozen=True):
     """What one bot may use. Locally these are rlimits; in Docker, the container's caps."""
 
     memory_mb: int = 1024
-    """Address space locally; memory without swap in a container."""
+    """Memory without swap: the bot's cgroup (local) or its container's."""
     cpu_seconds: int = 3600
     """CPU time for the bot's whole session, a guard against runaway bots."""
     cpus: float = 1.0
     """CPU share of a container (Docker only)."""
     processes: int = 64
-    """Processes and threads of a container (locally all bots share one cap, as nobody)."""
+    """Processes and threads of one bot (its cgroup, or its own user's count locally)."""
     file_mb: int = 16
     tmp_mb: int = 64
-    """Size of a container's /tmp (Docker only)."""
+    """Size of the bot's private /tmp (a container's, or bubblewrap's)."""
 
 
 class BotProcess(Protocol):

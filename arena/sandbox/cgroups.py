@@ -87,3 +87,109 @@ class Cgroup:
             if fd is not None:
                 os.close(fd)
         self._cpu_fd = self._procs_fd = None
+
+
+# --- cgroups of our own, one per local bot ------------------------------------------------
+
+V1_CONTROLLERS = ("freezer", "cpuacct", "memory", "pids")
+"""What a local bot's cgroup needs on cgroup v1: freezing it whole, its CPU, its memory
+and its processes capped."""
+
+
+def _v1_hierarchy(controller: str) -> Path | None:
+    """Where a v1 controller is mounted (alone, or with others as in ``cpu,cpuacct``)."""
+    for mount in (ROOT / controller, *ROOT.glob(f"*{controller}*")):
+        if controller in mount.name.split(",") and (mount / "cgroup.procs").exists():
+            return mount
+    return None
+
+
+class OwnCgroup(Cgroup):
+    """A cgroup made for one local bot (or its build), under ``sixarena/<pid>-<n>`` in each
+    hierarchy: every process the bot starts, by fork or setsid, stays in it, so it is
+    frozen, measured, capped and killed as a whole."""
+
+    _made = 0
+
+    def __init__(self, folders: list[Path], v2: Path | None, v1: dict[str, Path]) -> None:
+        self.folders = folders
+        self.v2 = v2
+        self.v1 = v1
+        self._cpu_fd = None
+        self._procs_fd = None
+
+    @classmethod
+    def create(cls, memory_mb: int, processes: int) -> OwnCgroup | None:
+        """A new cgroup with these caps, or None where this arena cannot make one (not
+        root, or no cgroup file system): the caller falls back to signals and rlimits."""
+        from .leftovers import CGROUP_DIR
+
+        if os.geteuid() != 0:
+            return None
+        cls._made += 1
+        name = f"{os.getpid()}-{cls._made}"
+        try:
+            if all(_v1_hierarchy(c) is not None for c in V1_CONTROLLERS):
+                v1 = {c: _v1_hierarchy(c) / CGROUP_DIR / name for c in V1_CONTROLLERS}  # type: ignore[operator]
+                folders = sorted(set(v1.values()))
+                for folder in folders:
+                    folder.mkdir(parents=True)
+                cgroup = cls(folders, None, v1)
+                _write(v1["memory"] / "memory.limit_in_bytes", memory_mb << 20)
+                if (v1["memory"] / "memory.memsw.limit_in_bytes").exists():
+                    _write(v1["memory"] / "memory.memsw.limit_in_bytes", memory_mb << 20)  # no swap either
+                _write(v1["pids"] / "pids.max", processes)
+                return cgroup
+            if (ROOT / "cgroup.controllers").exists():  # cgroup v2 alone
+                parent = ROOT / CGROUP_DIR
+                parent.mkdir(exist_ok=True)
+                for level in (ROOT, parent):
+                    _write(level / "cgroup.subtree_control", "+memory +pids +cpu")
+                folder = parent / name
+                folder.mkdir()
+                cgroup = cls([folder], folder, {})
+                _write(folder / "memory.max", memory_mb << 20)
+                _write(folder / "memory.swap.max", 0)
+                _write(folder / "pids.max", processes)
+                return cgroup
+        except OSError:
+            from .reaper import kill_cgroup
+
+            kill_cgroup(str(p) for p in ROOT.glob(f"*/{CGROUP_DIR}/{name}"))
+            kill_cgroup([str(ROOT / CGROUP_DIR / name)])
+        return None
+
+    @property
+    def procs_files(self) -> list[str]:
+        """Where a process writes ``0`` to join (done in the child between fork and exec)."""
+        return [str(folder / "cgroup.procs") for folder in self.folders]
+
+    @property
+    def key(self) -> str:
+        """How the watchdog knows it: its folders, tab-separated."""
+        return "\t".join(str(f) for f in self.folders)
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel killed a process of it for going over its memory cap."""
+        try:
+            if self.v2 is not None:
+                text = (self.v2 / "memory.events").read_text()
+            else:
+                text = (self.v1["memory"] / "memory.oom_control").read_text()
+                if "oom_kill " not in text:  # older kernels: the cap was hit
+                    return int((self.v1["memory"] / "memory.failcnt").read_text()) > 0
+            counts = dict(line.split() for line in text.splitlines() if len(line.split()) == 2)
+            return int(counts.get("oom_kill", 0)) > 0
+        except (OSError, ValueError):
+            return False
+
+    def remove(self) -> None:
+        """Kill whatever is left in it and remove it."""
+        from .reaper import kill_cgroup
+
+        self.close()
+        kill_cgroup(str(f) for f in self.folders)
+
+
+def _write(path: Path, value: object) -> None:
+    path.write_text(str(value))

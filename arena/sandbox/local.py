@@ -1,11 +1,14 @@
-"""Bots as local processes, confined as far as a plain process can be.
+"""Bots as local processes, inside bubblewrap and a cgroup of their own.
 
-Each bot runs in its own session and process group, under resource limits (address
-space, CPU seconds, file size, open files, and when the arena runs as root a process
-cap and the unprivileged user ``nobody``), with its own folder as working directory and
-a private, empty HOME and TMPDIR. Teardown is polite then firm and takes the whole
-process group with it. A bot with a ``build`` command runs from a built copy of its
-folder, made once per content (``built``).
+A bot runs from a checked, sealed copy of its folder (made once per content, built
+there if its manifest has a ``build``), as an unprivileged user of its own when the
+arena is root (never as root), inside bubblewrap (no network, its own PID namespace,
+the system read-only, of our files only its copy and the Python SDK, a capped /tmp),
+and in a cgroup of its own that caps its memory and processes, is frozen as a whole
+between its turns and counts the CPU of every process it starts. Where no cgroup can
+be made (the arena is not root) it falls back to rlimits and signals to its process
+group, and says so. Without bubblewrap nothing confines a bot, so that mode must be
+asked for by name (``unsafe=True``, ``--sandbox unsafe-local``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import resource
+import secrets
 import shutil
 import signal
 import stat
@@ -25,17 +29,26 @@ from typing import Any
 import trio
 
 from ..bots import Bot, content_hash
+from ..folder import copy_folder
 from .base import ResourceLimits, StartError
+from .cgroups import OwnCgroup
+from .leftovers import private_dir
 from .pipes import PipedBot
 from .reaper import Reaper
 
-NOBODY = 65534
-LOCAL_USER_PROCESSES = 512
-"""Cap on processes and threads of all local bots together (they share user nobody)."""
 GRACE_SECONDS = 0.5
 BUILD_SECONDS = 300
-BUILT_MARKER = ".built"
-"""Written into a build copy when its build succeeded (hidden: not part of the hash)."""
+READY_MARKER = ".ready"
+"""Written into a prepared copy once it is sealed (hidden: not part of the hash)."""
+UID_RANGE = (0x60000000, 0x6FFFFFFF)
+"""Where each bot's own user comes from when the arena is root: far above any account
+of the machine, so no host process shares it (nobody would)."""
+UNSAFE_WARNING = (
+    "unsafe-local runs bots as plain processes with no sandbox: they can reach the network, read other"
+    " processes' memory and command lines (hence the seed and every hand), read and write the files of"
+    " the user they run as, and leave processes behind"
+)
+_uids_in_use: set[int] = set()
 
 
 def bot_environment(home: str) -> dict[str, str]:
@@ -80,16 +93,35 @@ def innermost(pid: int) -> int:
     return pid
 
 
+def new_uid() -> int:
+    """A user of its own for one bot (its files stay readable: they are sealed world-readable)."""
+    while (uid := secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]) in _uids_in_use:
+        pass
+    _uids_in_use.add(uid)
+    return uid
+
+
 class LocalProcess(PipedBot):
     """One running bot process (see ``arena.sandbox.base.BotProcess``)."""
 
-    def __init__(self, proc: trio.Process, home: str, max_line: int, isolation: str, nested: bool = False) -> None:
+    def __init__(
+        self,
+        proc: trio.Process,
+        max_line: int,
+        isolation: str,
+        cgroup: OwnCgroup | None,
+        uid: int | None,
+        home: Path | None,
+        nested: bool,
+    ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         super().__init__(proc.stdin, proc.stdout, proc.stderr, max_line)  # type: ignore[arg-type]
         self._proc = proc
-        self._home = home
         self.isolation = isolation
         self.pid = proc.pid
+        self.cgroup = cgroup
+        self._uid = uid
+        self._home = home
         self._nested = nested
         """True when the bot runs below a wrapper (bubblewrap): its CPU is the innermost's."""
         self._stat_fd: int | None = None
@@ -105,18 +137,21 @@ class LocalProcess(PipedBot):
         return self.exit_reason() or "closed its output"
 
     def freeze(self) -> None:
-        """Stop the whole process group: it cannot compute on another seat's time."""
-        self._signal_group(signal.SIGSTOP)
+        """Stop the whole bot: its cgroup at once (nothing it forked escapes), else its
+        process group."""
+        if self.cgroup is None or not self.cgroup.freeze(True):
+            self._signal_group(signal.SIGSTOP)
 
     def thaw(self) -> None:
-        self._signal_group(signal.SIGCONT)
+        if self.cgroup is None or not self.cgroup.freeze(False):
+            self._signal_group(signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
-        """CPU time of all the bot's threads, in nanosecond resolution (schedstat).
-
-        The threads' files stay open; every 16th call checks the number of threads and
-        reads the list again if it changed, so a call costs a read or two, not a scan.
-        """
+        """CPU time of everything the bot runs: its cgroup's, else all threads of the bot
+        process itself (schedstat; the threads' files stay open, and every 16th call
+        checks whether their number changed)."""
+        if self.cgroup is not None:
+            return self.cgroup.cpu_seconds()
         try:
             if self._stat_fd is None:
                 pid = innermost(self.pid) if self._nested else self.pid
@@ -150,6 +185,8 @@ class LocalProcess(PipedBot):
         code = self._proc.returncode
         if code is None:
             return None
+        if self.cgroup is not None and self.cgroup.out_of_memory():
+            return "killed: out of memory (the bot's memory cap)"
         if code >= 0:
             return f"exited with code {code}"
         sig = signal.Signals(-code)
@@ -164,7 +201,8 @@ class LocalProcess(PipedBot):
             pass
 
     async def stop(self) -> None:
-        """Close stdin, give the bot a moment, then SIGTERM, then SIGKILL its group."""
+        """Close stdin, give the bot a moment, then SIGTERM, then SIGKILL its group; then
+        kill whatever is left in its cgroup (processes that left the group too)."""
         with trio.CancelScope(shield=True):
             self.thaw()
             await self._stdin.aclose()
@@ -177,12 +215,19 @@ class LocalProcess(PipedBot):
                     break
             self._signal_group(signal.SIGKILL)  # stragglers left in the group
             await self._proc.wait()
+            self.exit_reason()  # read the cgroup's OOM record before it goes
             Reaper.forget("pg", self.pid)
+            if self.cgroup is not None:
+                await trio.to_thread.run_sync(self.cgroup.remove)
+                Reaper.forget("cg", self.cgroup.key)
             self._close_tasks()
             if self._stat_fd is not None:
                 os.close(self._stat_fd)
             await self._close_pipes()
-            shutil.rmtree(self._home, ignore_errors=True)
+            if self._home is not None:
+                shutil.rmtree(self._home, ignore_errors=True)
+            if self._uid is not None:
+                _uids_in_use.discard(self._uid)
 
 
 def working_bubblewrap() -> str | None:
@@ -206,10 +251,10 @@ def reachable_by_others(path: Path) -> bool:
         return False
 
 
-def builds_root() -> Path:
-    """Where built copies live. It must be ours and closed to others: it is in the shared
-    temporary directory, and what is in it gets run."""
-    root = Path(tempfile.gettempdir()) / "sixarena-builds"
+def copies_root() -> Path:
+    """Where prepared copies live. It must be ours and closed to writers: it is in the
+    shared temporary directory, and what is in it gets run."""
+    root = Path(tempfile.gettempdir()) / "sixarena-bots"
     root.mkdir(mode=0o755, exist_ok=True)
     info = root.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
@@ -217,21 +262,17 @@ def builds_root() -> Path:
     return root
 
 
-def build_dir(bot: Bot) -> Path:
-    """The built copy of ``bot``: one per name and content, so a change means a new build."""
+def copy_dir(bot: Bot, digest: str) -> Path:
+    """The prepared copy of ``bot``: one per name and content, so a change means a new copy."""
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in bot.name)
-    return builds_root() / f"{name}-{content_hash(bot.path)[:12]}"
-
-
-def _copy_ignore(folder: str, names: list[str]) -> set[str]:
-    return {n for n in names if n.startswith(".") or n == "__pycache__"}
+    return copies_root() / f"{name}-{digest[:12]}"
 
 
 def _own_tree(folder: Path, uid: int, gid: int, seal: bool) -> None:
-    """Give a build copy to ``uid``. ``seal``: readable by all, writable by its owner only,
-    no set-id bits, so bots (as nobody) cannot change their own build. Each directory is
-    sealed before it is read: a build left running cannot swap in a link to a file of the
-    machine's (and a file with other links is left alone)."""
+    """Give a copy to ``uid``. ``seal``: readable by all, writable by its owner only, no
+    set-id bits, so bots cannot change their own code. Each directory is sealed before
+    it is read: a build left running cannot swap in a link to a file of the machine's
+    (and a file with other links is left alone)."""
     os.lchown(folder, uid, gid)
     if seal:
         os.chmod(folder, 0o755)
@@ -241,39 +282,59 @@ def _own_tree(folder: Path, uid: int, gid: int, seal: bool) -> None:
             _own_tree(Path(entry.path), uid, gid, seal)
         elif entry.is_symlink():
             os.lchown(entry.path, uid, gid)
-        elif info.st_nlink == 1:
+        elif info.st_nlink == 1 and stat.S_ISREG(info.st_mode):
             os.lchown(entry.path, uid, gid)
             if seal:
                 os.chmod(entry.path, (info.st_mode & 0o755) | 0o644 | (0o111 if info.st_mode & 0o100 else 0))
+        elif seal:
+            os.unlink(entry.path)  # a build's FIFO, socket or hard link: not part of a bot
+
+
+def _tail(path: Path, lines: int = 10, limit: int = 8192) -> list[str]:
+    with open(path, "rb") as f:
+        f.seek(max(0, os.fstat(f.fileno()).st_size - limit))
+        return f.read().decode("utf-8", "replace").rstrip().splitlines()[-lines:]
 
 
 class LocalSandbox:
-    """Starts bots as local processes under ``ResourceLimits``, inside bubblewrap where it
-    is installed and works.
+    """Starts bots as local processes under ``ResourceLimits``, inside bubblewrap.
 
-    Run as root, it drops each bot to user ``nobody``, provided nobody can reach the
-    bot's folder and the arena's Python environment (a checkout under /root, say, is
-    out of its reach: such bots keep root's user, and the isolation says so).
+    ``unsafe=True`` runs them as plain processes (no bubblewrap): only on request,
+    never as a fallback. Run as root, each bot gets a user of its own and a cgroup.
     """
 
-    def __init__(self, limits: ResourceLimits | None = None, bubblewrap: bool | None = None) -> None:
+    def __init__(
+        self, limits: ResourceLimits | None = None, bubblewrap: bool | None = None, unsafe: bool = False
+    ) -> None:
         self.limits = limits or ResourceLimits()
-        self.can_drop = os.geteuid() == 0 and reachable_by_others(Path(sys.prefix))
-        self.bwrap = working_bubblewrap() if bubblewrap is not False else None
-        if bubblewrap and self.bwrap is None:
-            raise StartError("bubblewrap is not installed or cannot make namespaces here: apt-get install bubblewrap")
-        self.isolation = self._describe(self.can_drop)
+        self.unsafe = unsafe or bubblewrap is False
+        self.bwrap = None if self.unsafe else working_bubblewrap()
+        if self.bwrap is None and not self.unsafe:
+            raise StartError(
+                "bubblewrap is not installed or cannot make namespaces here (apt-get install bubblewrap);"
+                f" --sandbox unsafe-local runs bots anyway, without protection: {UNSAFE_WARNING}"
+            )
+        self.as_root = os.geteuid() == 0
+        probe = OwnCgroup.create(self.limits.memory_mb, self.limits.processes)
+        self.cgroups = probe is not None
+        if probe is not None:
+            probe.remove()
+        self.isolation = self._describe()
 
-    def _describe(self, as_nobody: bool) -> str:
-        parts = ["local: bubblewrap (no network, own PID namespace, read-only system, own folder only)"]
+    def _describe(self) -> str:
+        mib = self.limits.memory_mb
         if self.bwrap is None:
-            parts = ["local: resource limits only"]
+            parts = ["local, UNSAFE: no sandbox (network, other processes and files are reachable)"]
         else:
-            parts.append("resource limits")
-        if as_nobody:
-            parts.append("user nobody")
-        elif os.geteuid() == 0:
-            parts.append("as root (nobody cannot reach the bot's files)")
+            parts = [
+                f"local: bubblewrap (no network, own PID namespace, read-only system, own folder only,"
+                f" {self.limits.tmp_mb} MiB /tmp)"
+            ]
+        if self.cgroups:
+            parts.append(f"own cgroup (frozen whole, {mib} MiB memory, {self.limits.processes} processes)")
+        else:
+            parts.append(f"resource limits ({mib} MiB data)")
+        parts.append("own unprivileged user" if self.as_root else f"as user {os.geteuid()}")
         return ", ".join(parts)
 
     @property
@@ -282,87 +343,109 @@ class LocalSandbox:
         return self.bwrap is None
 
     def isolation_for(self, bot: Bot) -> str:
-        """What confines this bot (its user depends on whether nobody can reach it)."""
-        return self._describe(self.can_drop and reachable_by_others(bot.path))
+        return self.isolation
 
     def prepare(self, bot: Bot, progress: Any = print) -> Path:
-        """Build the bot now, before any clock runs (``arena play`` calls this)."""
-        return self.built(bot, progress).path
+        """Copy and build the bot now, before any clock runs (``arena play`` calls this)."""
+        return self.prepared(bot, progress).path
 
-    def built(self, bot: Bot, progress: Any = None) -> Bot:
-        """``bot`` run from its built copy, building it first if needed; ``bot`` itself
-        when it has no ``build``. A lock file keeps concurrent starts to one build."""
-        command = bot.manifest.build.strip()
-        if not command:
-            return bot
-        target = build_dir(bot)
+    def prepared(self, bot: Bot, progress: Any = None) -> Bot:
+        """``bot`` run from its prepared copy: checked (no link out, no special file,
+        within the folder caps), built if it has a ``build``, sealed. Made once per
+        content; a lock file keeps concurrent starts to one."""
+        digest = content_hash(bot.path)
+        target = copy_dir(bot, digest)
+        if (target / READY_MARKER).is_file():
+            return Bot(target, bot.manifest)
         with open(f"{target}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if not (target / BUILT_MARKER).is_file():
-                if progress is not None:
-                    progress(f"building {bot.name}: {command}")
-                self._build(bot, command, target)
+            if not (target / READY_MARKER).is_file():
+                shutil.rmtree(target, ignore_errors=True)  # what a failed or killed attempt left
+                copied = copy_folder(bot.path, target)
+                if copied != digest:
+                    shutil.rmtree(target, ignore_errors=True)
+                    raise StartError(f"{bot.path}: the folder changed while it was copied: try again")
+                command = bot.manifest.build.strip()
+                if command:
+                    if progress is not None:
+                        progress(f"building {bot.name}: {command}")
+                    self._build(bot, command, target)
+                _own_tree(target, os.geteuid(), os.getegid(), seal=True)
+                (target / READY_MARKER).write_text(f"{bot.path}\n{command}\n")
         return Bot(target, bot.manifest)
 
     def _build(self, bot: Bot, command: str, target: Path) -> None:
-        shutil.rmtree(target, ignore_errors=True)  # what a failed or killed build left
+        """Run the build command in the copy under the same confinement as play (its own
+        user and cgroup, bubblewrap with the copy writable), within ``BUILD_SECONDS``;
+        everything it started is killed when it ends."""
+        uid = new_uid() if self.as_root else None
+        cgroup = OwnCgroup.create(self.limits.memory_mb, self.limits.processes) if self.cgroups else None
+        log = Path(tempfile.mkstemp(prefix=f"arena-build-{bot.name}-", dir=private_dir("build-"))[1])
         try:
-            shutil.copytree(bot.path, target, ignore=_copy_ignore)
-        except OSError as exc:
-            shutil.rmtree(target, ignore_errors=True)
-            raise StartError(f"{bot.path}: cannot copy the folder to build it in {target}: {exc}") from None
-        as_nobody = self.can_drop and reachable_by_others(target.parent)
-        if as_nobody:
-            _own_tree(target, NOBODY, NOBODY, seal=False)
-        home = tempfile.mkdtemp(prefix=f"arena-build-{bot.name}-")
-        if as_nobody:
-            os.chown(home, NOBODY, NOBODY)
-        argv = ["/bin/sh", "-c", command]
-        if self.bwrap is not None:
-            argv = self._bubblewrap(Bot(target, bot.manifest), argv, writable=True)
-        try:
-            with subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=target,
-                env=bot_environment(home),
-                start_new_session=True,
-                preexec_fn=self._confine_as_nobody if as_nobody else self._confine,
-            ) as proc:
+            if uid is not None:
+                _own_tree(target, uid, uid, seal=False)
+            home = private_dir("home-", uid)
+            argv = ["/bin/sh", "-c", command]
+            if self.bwrap is not None:
+                argv = self._bubblewrap(Bot(target, bot.manifest), argv, writable=True)
+            code: int | str
+            try:
+                with open(log, "wb") as output:
+                    proc = subprocess.Popen(
+                        argv,
+                        stdin=subprocess.DEVNULL,
+                        stdout=output,
+                        stderr=subprocess.STDOUT,
+                        cwd=target,
+                        env=bot_environment(str(home)),
+                        start_new_session=True,
+                        preexec_fn=self._confine(uid, cgroup),
+                    )
+                if cgroup is not None:
+                    Reaper.watch("cg", cgroup.key)
+                Reaper.watch("pg", proc.pid)
                 try:
-                    output, _ = proc.communicate(timeout=BUILD_SECONDS)
+                    code = proc.wait(timeout=BUILD_SECONDS)
                 except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    output, _ = proc.communicate()
-                    code: int | str = f"killed after {BUILD_SECONDS} s"
-                else:
-                    code = proc.returncode
-        except OSError as exc:
-            output, code = str(exc).encode(), "could not start"
+                    code = f"killed after {BUILD_SECONDS} s"
+                finally:
+                    _kill_group(proc.pid)
+                    proc.wait()
+                    Reaper.forget("pg", proc.pid)
+                if cgroup is not None and code != 0 and cgroup.out_of_memory():
+                    code = f"killed: out of memory ({self.limits.memory_mb} MiB)"
+            except OSError as exc:
+                code = f"could not start: {exc}"
+            if code != 0:
+                tail = _tail(log)
+                shutil.rmtree(target, ignore_errors=True)
+                raise StartError(
+                    f"{bot.path}: the build command {command!r} failed ({code if isinstance(code, str) else f'exit {code}'}):"
+                    f" run `{command}` in the folder to see why, and fix the build or `build` in bot.toml"
+                    + "".join(f"\n  {line}" for line in tail)
+                )
         finally:
-            shutil.rmtree(home, ignore_errors=True)
-        if code != 0:
-            shutil.rmtree(target, ignore_errors=True)
-            tail = output.decode("utf-8", "replace").rstrip().splitlines()[-10:]
-            raise StartError(
-                f"{bot.path}: the build command {command!r} failed (exit {code}): run `{command}` in the folder"
-                " to see why, and fix the build or `build` in bot.toml" + "".join(f"\n  {line}" for line in tail)
-            )
-        _own_tree(target, os.geteuid(), os.getegid(), seal=True)
-        (target / BUILT_MARKER).write_text(f"{command}\n")
+            if cgroup is not None:
+                cgroup.remove()
+                Reaper.forget("cg", cgroup.key)
+            shutil.rmtree(log.parent, ignore_errors=True)
+            if uid is not None:
+                _uids_in_use.discard(uid)
 
     async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> LocalProcess:
-        if bot.manifest.build.strip():
-            bot = await trio.to_thread.run_sync(self.built, bot)
-        home = tempfile.mkdtemp(prefix=f"arena-{bot.name}-")
-        env = bot_environment(home)
-        as_nobody = self.can_drop and reachable_by_others(bot.path)
-        if as_nobody:
-            os.chown(home, NOBODY, NOBODY)
+        bot = await trio.to_thread.run_sync(self.prepared, bot)
+        uid = new_uid() if self.as_root else None
+        cgroup = OwnCgroup.create(self.limits.memory_mb, self.limits.processes) if self.cgroups else None
+        home = None if self.bwrap is not None else private_dir("home-", uid)
+        env = bot_environment(str(home or "/tmp"))
         try:
             argv = resolve_command(bot, env)
+            if uid is not None and argv[0].startswith("python") and not self._sdk_reachable():
+                raise StartError(
+                    f"{bot.path}: this Python bot would need the arena's Python environment ({sys.prefix}), which"
+                    " an unprivileged user cannot read, and the arena never runs a bot as root: install the arena"
+                    " where all users can read it (for example under /opt or /srv)"
+                )
             if self.bwrap is not None:
                 argv = self._bubblewrap(bot, argv)
             proc = await trio.lowlevel.open_process(
@@ -373,27 +456,44 @@ class LocalSandbox:
                 cwd=bot.path,
                 env=env,
                 start_new_session=True,
-                preexec_fn=self._confine_as_nobody if as_nobody else self._confine,
+                preexec_fn=self._confine(uid, cgroup),
             )
         except (OSError, StartError) as exc:
-            shutil.rmtree(home, ignore_errors=True)
+            if cgroup is not None:
+                cgroup.remove()
+            if home is not None:
+                shutil.rmtree(home, ignore_errors=True)
+            if uid is not None:
+                _uids_in_use.discard(uid)
             if isinstance(exc, StartError):
                 raise
             raise StartError(f"{bot.path}: cannot start {bot.manifest.run!r}: {exc}") from None
         Reaper.watch("pg", proc.pid)  # its group dies with the arena, even a frozen one
-        process = LocalProcess(proc, home, max_line, self.isolation_for(bot), nested=self.bwrap is not None)
+        if cgroup is not None:
+            Reaper.watch("cg", cgroup.key)
+        process = LocalProcess(proc, max_line, self.isolation, cgroup, uid, home, nested=self.bwrap is not None)
         nursery.start_soon(process.pump_stderr)
         return process
 
+    @staticmethod
+    def _sdk_reachable() -> bool:
+        import protocol
+
+        return all(
+            reachable_by_others(p)
+            for p in (Path(sys.prefix), Path(sys.executable).resolve(), Path(protocol.__file__).parent)
+        )
+
     def _bubblewrap(self, bot: Bot, argv: list[str], writable: bool = False) -> list[str]:
         """The bot's command inside bubblewrap: no network, its own PID namespace, the
-        system read-only, and of our files only its folder (``writable`` for a build)
-        and the Python SDK."""
+        system read-only, every capability dropped, a capped /tmp, and of our files only
+        its copy (``writable`` for a build) and the Python SDK."""
         assert self.bwrap is not None
         # No --die-with-parent: it ties bubblewrap to the thread that started it, and Trio
         # starts processes from worker threads that end when idle (the bot was killed
-        # ten seconds in). Teardown kills the process group; an orphan sees end of input.
-        wrap = [self.bwrap, "--unshare-all", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # ten seconds in). Teardown kills the process group and the cgroup.
+        wrap = [self.bwrap, "--unshare-all", "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev"]
+        wrap += ["--size", str(self.limits.tmp_mb << 20), "--tmpfs", "/tmp"]
         wrap += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
         for name in ("bin", "lib", "lib64", "sbin"):
             top = Path("/") / name
@@ -411,23 +511,39 @@ class LocalSandbox:
         wrap += ["--chdir", str(bot.path), "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--"]
         return wrap + argv
 
-    def _confine(self) -> None:
-        """Runs in the child between fork and exec: no Python objects of the parent's."""
+    def _confine(self, uid: int | None, cgroup: OwnCgroup | None) -> Any:
+        """What the child does between fork and exec (no Python objects of the parent's
+        are touched there): join its cgroup, set its limits, drop to its own user."""
         limits = self.limits
-        mb = 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb,) * 2)
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mb,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        # SCHED_BATCH: a bot woken by a request does not preempt the referee, which is
-        # still writing the other seats' requests (the bots stay equal among themselves).
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        procs_files = cgroup.procs_files if cgroup is not None else []
 
-    def _confine_as_nobody(self) -> None:
-        self._confine()
-        # RLIMIT_NPROC counts every process of the user, so all local bots share it.
-        resource.setrlimit(resource.RLIMIT_NPROC, (LOCAL_USER_PROCESSES,) * 2)
-        os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)
+        def confine() -> None:
+            for procs in procs_files:
+                with open(procs, "w") as f:
+                    f.write("0")
+            mb = 1024 * 1024
+            if cgroup is None:
+                # No cgroup to cap real memory: cap the data segment (not the address
+                # space, which runtimes such as Node.js reserve by the gigabyte unused).
+                resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_mb * mb,) * 2)
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mb,) * 2)
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+            # SCHED_BATCH: a bot woken by a request does not preempt the referee, which is
+            # still writing the other seats' requests (the bots stay equal among themselves).
+            os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+            if uid is not None:
+                resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)  # its own user: its own count
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+
+        return confine
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
