@@ -21,7 +21,7 @@ from arena.bots import load_bot
 from arena.referee import GameResult, GameSpec, MatchSpec, TimeLimits, play_match
 from arena.replay import End, FaultLine, verify
 from arena.sandbox.base import Sandbox, StartError
-from arena.sandbox.local import BUILT_MARKER, LocalSandbox, build_dir
+from arena.sandbox.local import READY_MARKER, LocalSandbox, prepared_dir
 
 from .conftest import SAMPLES, MakeBot
 
@@ -117,7 +117,7 @@ def unique() -> str:
 
 
 def remove_build(folder: Path) -> None:
-    target = build_dir(load_bot(folder))
+    target = prepared_dir(load_bot(folder))
     shutil.rmtree(target, ignore_errors=True)
     Path(f"{target}.lock").unlink(missing_ok=True)
 
@@ -142,7 +142,7 @@ async def test_a_failing_build_names_the_folder_the_command_and_its_output(make_
     assert str(bot.path) in first and "'make'" in first and "exit 2" in first
     assert "run `make` in the folder" in first
     assert "bot.c:3:1: error: expected ; before }" in message, "the tail of the build's output"
-    assert not build_dir(bot).exists(), "a failed build leaves no copy to be taken for a good one"
+    assert not prepared_dir(bot).exists(), "a failed build leaves no copy to be taken for a good one"
     remove_build(folder)
 
 
@@ -161,9 +161,9 @@ async def test_a_build_runs_once_and_is_reused(make_bot: MakeBot, unique: str) -
         result = await play_match(spec, LocalSandbox())
         assert_clean_game(result.games[0], players=2)
         assert_clean_game(await play(folder, "nimmt", {"rounds": 1}, LocalSandbox(), players=2), players=2)
-        target = build_dir(bot)
+        target = prepared_dir(bot)
         assert (target / "count.txt").read_text() == "built\n", "built once for three starts"
-        assert (target / BUILT_MARKER).is_file()
+        assert (target / READY_MARKER).is_file()
         assert not (folder / "count.txt").exists(), "the build ran in a copy, not in the bot's folder"
         assert not (target / ".notes").exists()
         assert (target / "count.txt").stat().st_mode & 0o777 == 0o644, "sealed: bots cannot change their build"

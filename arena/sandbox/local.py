@@ -262,10 +262,10 @@ def copies_root() -> Path:
     return root
 
 
-def copy_dir(bot: Bot, digest: str) -> Path:
+def prepared_dir(bot: Bot, digest: str | None = None) -> Path:
     """The prepared copy of ``bot``: one per name and content, so a change means a new copy."""
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in bot.name)
-    return copies_root() / f"{name}-{digest[:12]}"
+    return copies_root() / f"{name}-{(digest or content_hash(bot.path))[:12]}"
 
 
 def _own_tree(folder: Path, uid: int, gid: int, seal: bool) -> None:
@@ -354,7 +354,7 @@ class LocalSandbox:
         within the folder caps), built if it has a ``build``, sealed. Made once per
         content; a lock file keeps concurrent starts to one."""
         digest = content_hash(bot.path)
-        target = copy_dir(bot, digest)
+        target = prepared_dir(bot, digest)
         if (target / READY_MARKER).is_file():
             return Bot(target, bot.manifest)
         with open(f"{target}.lock", "w") as lock:
