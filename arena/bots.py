@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
+import os
 import shlex
+import stat
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
+if TYPE_CHECKING:
+    from .folder import FolderLimits
+
 MANIFEST = "bot.toml"
+MAX_MANIFEST_BYTES = 64 * 1024
 
 
 class BotError(ValueError):
@@ -51,10 +57,9 @@ def load_bot(folder: str | Path) -> Bot:
     if not path.is_dir():
         raise BotError(f"{folder}: no such bot folder")
     manifest_path = path / MANIFEST
-    if not manifest_path.is_file():
-        raise BotError(f"{folder}: no {MANIFEST} in this folder (every bot needs a manifest)")
+    text = _read_manifest(folder, manifest_path)
     try:
-        raw = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(text.decode("utf-8"))
         manifest = msgspec.convert(raw, Manifest)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BotError(f"{manifest_path}: not valid TOML: {exc}") from None
@@ -69,7 +74,36 @@ def load_bot(folder: str | Path) -> Bot:
         raise BotError(f"{manifest_path}: cannot split `run` ({exc})") from None
     if not argv:
         raise BotError(f"{manifest_path}: `run` is empty")
+    from .folder import scan
+
+    scan(path)  # links, special files, caps: refused now, before anything runs or is copied
     return Bot(path.resolve(), manifest)
+
+
+def _read_manifest(folder: str | Path, manifest_path: Path) -> bytes:
+    """The manifest's bytes: a plain file (not a link) of at most ``MAX_MANIFEST_BYTES``."""
+    try:
+        fd = os.open(manifest_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise BotError(f"{folder}: no {MANIFEST} in this folder (every bot needs a manifest)") from None
+    except OSError as exc:
+        if manifest_path.is_symlink():
+            raise BotError(f"{manifest_path}: a link; the manifest must be a plain file") from None
+        raise BotError(f"{manifest_path}: cannot read it ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise BotError(f"{folder}: {MANIFEST} is not a plain file (every bot needs a manifest)")
+        if info.st_size > MAX_MANIFEST_BYTES:
+            raise BotError(
+                f"{manifest_path}: {info.st_size} bytes, more than a manifest may hold ({MAX_MANIFEST_BYTES})"
+            )
+        data = os.read(fd, MAX_MANIFEST_BYTES + 1)
+        if len(data) > MAX_MANIFEST_BYTES:
+            raise BotError(f"{manifest_path}: more than a manifest may hold ({MAX_MANIFEST_BYTES} bytes)")
+        return data
+    finally:
+        os.close(fd)
 
 
 def _field_message(exc: msgspec.ValidationError) -> str:
@@ -84,16 +118,11 @@ def _field_message(exc: msgspec.ValidationError) -> str:
     return text
 
 
-def content_hash(folder: Path) -> str:
-    """SHA-256 of a bot folder's files (paths, modes and bytes), hidden files excluded:
-    what makes two snapshots, or an image and a folder, the same code."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            continue
-        if path.is_file():
-            digest.update(f"{relative}\0{path.stat().st_mode & 0o111:o}\0".encode())
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
-    return digest.hexdigest()
+def content_hash(folder: Path, limits: FolderLimits | None = None) -> str:
+    """SHA-256 of a bot folder's files (paths, modes and bytes) and links (their targets),
+    hidden files excluded, read in chunks: what makes two snapshots, or an image and a
+    folder, the same code. ``arena.folder.FolderError`` (a ``BotError``) if the folder is
+    refused: a link out of it, a special file, over the caps."""
+    from .folder import content_hash as folder_hash
+
+    return folder_hash(Path(folder), limits)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
 import sqlite3
 import stat
@@ -24,6 +25,7 @@ from typing import Any
 import msgspec
 
 from .bots import Bot, BotError, content_hash, load_bot
+from .folder import copy_folder
 
 MIGRATIONS: list[str] = [
     # 1: the first schema.
@@ -313,10 +315,16 @@ class Store:
         if not target.exists():
             self.snapshots.mkdir(parents=True, exist_ok=True)
             partial = target.with_name(target.name + ".partial")
-            shutil.rmtree(partial, ignore_errors=True)
-            shutil.copytree(bot.path, partial, ignore=shutil.ignore_patterns(".*", "__pycache__"))
-            _read_only(partial)
-            partial.rename(target)
+            _remove_tree(partial)
+            try:
+                copied = copy_folder(bot.path, partial)
+                if copied != digest:
+                    raise BotError(f"{folder}: the folder changed while it was being stored: add it again")
+                _read_only(partial)
+                partial.rename(target)
+            except BaseException:
+                _remove_tree(partial)
+                raise
         with self._transaction():
             cursor = self.db.execute(
                 "INSERT INTO bots (name, version, hash, path, language, games, added) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -697,12 +705,38 @@ def _join_tournaments(tournament: str | None) -> str:
 
 
 def _read_only(folder: Path) -> None:
-    """Snapshots are immutable: readable (and enterable) by all, writable by none."""
-    for path in [folder, *folder.rglob("*")]:
-        mode = path.stat().st_mode
-        path.chmod((mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-        if path.is_dir():
-            path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    """Snapshots are immutable: readable (and enterable) by all, writable by none. Links
+    are left as they are (a link's own mode means nothing, and it is never followed)."""
+    for root, dirs, files in os.walk(folder, topdown=False):
+        for name in [*files, *dirs]:
+            _seal(os.path.join(root, name))
+    _seal(str(folder))
+
+
+def _seal(path: str) -> None:
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        return
+    mode = (mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    if stat.S_ISDIR(mode):
+        mode |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+    os.chmod(path, stat.S_IMODE(mode))
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove what a failed or killed snapshot left (its folders may be read-only)."""
+    if not os.path.lexists(path):
+        return
+    if os.path.islink(path) or not os.path.isdir(path):
+        os.unlink(path)
+        return
+    os.chmod(path, 0o700)
+    for root, dirs, _ in os.walk(path):
+        for name in dirs:
+            full = os.path.join(root, name)
+            if not os.path.islink(full):
+                os.chmod(full, 0o700)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 class _Transaction:
