@@ -23,6 +23,7 @@ import io
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
@@ -30,12 +31,13 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import docker
 import docker.errors
 
 from ..bots import Bot, content_hash
+from ..folder import Entry, each_file, scan
 
 ROOTFS_VERSION = 1
 """Bump when ``PACKAGES`` or the way the root file system is made changes."""
@@ -368,21 +370,48 @@ def bot_tag(bot: Bot, digest: str) -> str:
     return f"sixarena-bot-{name}:{version}-{digest[:12]}"
 
 
-def _folder_tar(folder: Path) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
+@contextlib.contextmanager
+def _folder_tar(folder: Path) -> Iterator[tuple[IO[bytes], str]]:
+    """The checked entries of ``folder`` (``arena.folder.scan``) as a tar at ``/bot``, in
+    a temporary file, with the content hash of what it holds: files streamed, links as
+    links, owned by root and readable by all."""
+    entries = scan(folder)
+    with tempfile.TemporaryFile(prefix="arena-bot-", suffix=".tar") as archive:
+        with tarfile.open(fileobj=archive, mode="w") as tar:
 
-        def clean(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-            name = Path(info.name)
-            if any(part.startswith(".") or part == "__pycache__" for part in name.parts[1:]):
-                return None
-            info.uid = info.gid = 0
-            info.uname = info.gname = "root"
-            info.mode |= 0o444 | (0o111 if info.isdir() or info.mode & 0o100 else 0)
-            return info
+            def info(name: str, mode: int, mtime_ns: int) -> tarfile.TarInfo:
+                item = tarfile.TarInfo(name)
+                item.uid = item.gid = 0
+                item.uname = item.gname = "root"
+                item.mode = (mode & 0o777) | 0o444 | (0o111 if stat.S_ISDIR(mode) or mode & 0o100 else 0)
+                item.mtime = mtime_ns // 10**9
+                return item
 
-        tar.add(folder, arcname=BOT_PATH.strip("/"), filter=clean)
-    return buffer.getvalue()
+            top = BOT_PATH.strip("/")
+            root = os.stat(folder)
+            item = info(top, root.st_mode, root.st_mtime_ns)
+            item.type = tarfile.DIRTYPE
+            tar.addfile(item)
+
+            def add_file(entry: Entry, reader: Any) -> None:
+                item = info(f"{top}/{entry.path}", entry.mode, entry.mtime_ns)
+                item.size = entry.size
+                tar.addfile(item, reader)
+
+            for entry in entries:
+                if entry.kind == "dir":
+                    item = info(f"{top}/{entry.path}", entry.mode, entry.mtime_ns)
+                    item.type = tarfile.DIRTYPE
+                    tar.addfile(item)
+                elif entry.kind == "link":
+                    item = info(f"{top}/{entry.path}", 0o777, entry.mtime_ns)
+                    item.type = tarfile.SYMTYPE
+                    item.linkname = entry.target
+                    tar.addfile(item)
+            # Files in a second pass, hashed as they are packed (a tar's order is free).
+            digest = each_file(folder, entries, add_file)
+        archive.seek(0)
+        yield archive, digest
 
 
 def bot_digest(folder_hash: str, base: str) -> str:
@@ -436,7 +465,10 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
         environment={"HOME": "/tmp"},
     )
     try:
-        container.put_archive("/", _folder_tar(bot.path))
+        with _folder_tar(bot.path) as (archive, packed):
+            if packed != folder_hash:
+                raise ImageError(f"{bot.path}: the folder changed while its image was being built: build again")
+            container.put_archive("/", archive)
         container.start()
         status: dict[str, Any] = container.wait(timeout=600)
         if status.get("StatusCode", 1) != 0:
