@@ -21,6 +21,7 @@ text, never followed. Files are read in chunks through descriptors opened with
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import os
 import shutil
@@ -199,9 +200,13 @@ def _open_dir(name: str, dir_fd: int, where: Path) -> int:
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
-        raise FolderError(
-            f"{where}: cannot open this folder ({exc.strerror}): did it change during the check?"
-        ) from None
+        raise FolderError(f"{where}: cannot open this folder ({exc.strerror}){_changed_hint(exc)}") from None
+
+
+def _changed_hint(exc: OSError) -> str:
+    """What an error opening a scanned entry most likely means."""
+    moved = exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR)
+    return ": it changed while the arena was reading the folder, try again" if moved else ""
 
 
 # --- links ------------------------------------------------------------------------------
@@ -326,7 +331,7 @@ class _Reader:
         try:
             self.fd = os.open(entry.name, _FILE_FLAGS, dir_fd=dir_fd)
         except OSError as exc:
-            raise FolderError(f"{where}: cannot open it ({exc.strerror}): did it change during the check?") from None
+            raise FolderError(f"{where}: cannot open it ({exc.strerror}){_changed_hint(exc)}") from None
         info = os.fstat(self.fd)
         if (
             not stat.S_ISREG(info.st_mode)
