@@ -440,7 +440,9 @@ def bot_image(client: docker.DockerClient, bot: Bot, build_missing: bool = True,
 
 def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progress: Progress = print) -> str:
     """Copy the folder onto the current base, run the build command with the network
-    off, commit. The base's SDK layer is built first if it is missing."""
+    off under the caps bots play under (``docker.run_build``: memory, processes, CPU,
+    time, disk; an unprivileged user, no capabilities), commit. The base's SDK layer is
+    built first if it is missing."""
     base = ensure_base(client, progress)
     folder_hash = content_hash(bot.path)
     digest = bot_digest(folder_hash, base)
@@ -455,24 +457,17 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
         f"{build}\nstatus=$?\n[ $status -eq 0 ] || exit $status\n"
         f"command -v {program} >/dev/null 2>&1 || {{ echo {shlex.quote(MISSING_PROGRAM)} >&2; exit 127; }}"
     )
-    container = client.containers.create(
-        base,
-        command=["/bin/sh", "-c", script],
-        working_dir=BOT_PATH,
-        network_disabled=True,
-        network_mode="none",
-        labels={LABEL: "build"},
-        environment={"HOME": "/tmp"},
-    )
+    from .docker import build_log, create_build_container, remove_build_container, run_build
+
+    container = create_build_container(client, base, script, bot)
     try:
         with _folder_tar(bot.path) as (archive, packed):
             if packed != folder_hash:
                 raise ImageError(f"{bot.path}: the folder changed while its image was being built: build again")
             container.put_archive("/", archive)
-        container.start()
-        status: dict[str, Any] = container.wait(timeout=600)
+        status = run_build(container, bot)
         if status.get("StatusCode", 1) != 0:
-            log = container.logs().decode("utf-8", "replace").strip().splitlines()[-15:]
+            log = build_log(container)
             if MISSING_PROGRAM in log:
                 raise ImageError(
                     f"{bot.path}: the run command's program {bot.argv[0]!r} was not found in the image"
@@ -492,6 +487,6 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
             ],
         )
     finally:
-        container.remove(force=True)
+        remove_build_container(container)
     progress(f"built {tag}")
     return tag
