@@ -33,8 +33,8 @@ from protocol.messages import (
     Limits,
     NewGame,
     Request,
+    decode_from_bot,
     encode,
-    from_bot_decoder,
 )
 
 from .bots import Bot
@@ -55,7 +55,7 @@ from .replay import (
 )
 from .sandbox.base import BotGone, BotProcess, Sandbox, StartError
 from .sandbox.framing import EndOfStream, LineTooLong
-from .sandbox.inbox import Inbox, Received
+from .sandbox.inbox import Flooded, Inbox, Received
 
 MAX_FAULTS = 3
 """Faults in one game after which the default policy plays the seat and it ranks last."""
@@ -139,6 +139,8 @@ class _Player:
         self.bot = bot
         self.process: BotProcess | None = None
         self.dead: str | None = None
+        self.stopping = False
+        """Its process is being stopped already (a failed start-up)."""
         self.start_fault: Fault | None = None
         self.start_error: StartError | None = None
         self.outbox: list[bytes] = []
@@ -153,6 +155,8 @@ class _Player:
         return self.process.isolation if self.process is not None else sandbox.isolation
 
     def fault(self, kind: str, message: str, line: bytes | None = None) -> Fault:
+        if line is None and kind == "crash" and self.process is not None:
+            line = self.process.lines.rest() or None  # its last words, written without a newline
         text = None if line is None else line[:EVIDENCE_CHARS].decode("utf-8", "replace")
         tail = self.process.stderr_tail() if self.process else None
         return Fault(kind, message, text, tail or None)
@@ -227,7 +231,7 @@ class _Referee:
                 with trio.CancelScope(shield=True):
                     async with trio.open_nursery() as stopping:
                         for player in self.players:
-                            if player.process is not None:
+                            if player.process is not None and not player.stopping:
                                 stopping.start_soon(player.process.stop)
                 nursery.cancel_scope.cancel()
                 self._inbox.close()
@@ -272,25 +276,33 @@ class _Referee:
             try:
                 await player.process.send(encode(hello), self.limits.startup_ms / 1000)
                 line = await player.process.receive_line()
-                reply = from_bot_decoder.decode(line)
+                reply = decode_from_bot(line)
             except BotGone as exc:
-                return self._start_failed(player, "crash", f"exited during start-up: {exc}", line)
+                self._start_failed(player, "crash", f"exited during start-up: {exc}", line)
             except LineTooLong as exc:
-                return self._start_failed(player, "malformed", f"hello answer {exc}", exc.head)
+                self._start_failed(player, "malformed", f"hello answer {exc}", exc.head)
             except msgspec.DecodeError as exc:
-                return self._start_failed(player, "malformed", f"bad hello answer: {exc}", line)
-            if not isinstance(reply, HelloReply):
-                return self._start_failed(player, "malformed", "first answer must be a hello", line)
-            if not reply.accept:
-                player.dead = "refused"
+                self._start_failed(player, "malformed", f"bad hello answer: {exc}", line)
             else:
-                player.cpu_mark = player.process.cpu_seconds()
-                self._inbox.add(player.index, player.process)
-                if self.spec.fair_time:
-                    player.process.freeze()
+                if not isinstance(reply, HelloReply):
+                    self._start_failed(player, "malformed", "first answer must be a hello", line)
+                elif not reply.accept:
+                    player.dead = "refused"
+                else:
+                    player.cpu_mark = player.process.cpu_seconds()
+                    self._inbox.add(player.index, player.process)
+                    if self.spec.fair_time:
+                        player.process.freeze()
         if scope.cancelled_caught:
             limit = self.limits.startup_ms
-            self._start_failed(player, "timeout", f"no hello answer within {limit} ms of start", line)
+            evidence = line or (player.process.lines.rest() if player.process else None)
+            self._start_failed(player, "timeout", f"no hello answer within {limit} ms of start", evidence or None)
+        if player.dead and player.process is not None:
+            # It will not play: stop it now rather than let it run (and compute) all match.
+            player.process.freeze()
+            player.stopping = True
+            nursery.start_soon(player.process.stop)
+        return None
 
     def _start_failed(self, player: _Player, kind: str, message: str, line: bytes | None) -> None:
         player.start_fault = player.fault(kind, message, line)
@@ -388,7 +400,7 @@ class _Referee:
         while to_ask or asks:
             while to_ask and await self._take_slot(asks):
                 i, seat_no = to_ask.popleft()
-                ask = await self._request(state, decision.kind, i, seats[seat_no], seat_no)
+                ask = await self._request(state, decision.kind, i, seats[seat_no], seat_no, replay)
                 if ask is None:
                     self._end_turn(seats[seat_no].player)
                     faults[i] = seats[seat_no].player.fault(
@@ -469,8 +481,13 @@ class _Referee:
         if self.spec.fair_time and player.process is not None:
             player.process.freeze()
 
-    async def _request(self, state: Any, kind: str, i: int, seat: _Seat, seat_no: int) -> _Ask | None:
-        """Send one seat its request (and the events queued for it); None if the bot is gone."""
+    async def _request(
+        self, state: Any, kind: str, i: int, seat: _Seat, seat_no: int, replay: list[Line]
+    ) -> _Ask | None:
+        """Send one seat its request (and the events queued for it); None if the bot is gone.
+
+        What the bot wrote before (frozen, under fair time, so all of it is in its pipe)
+        is dropped unread: no line written before the request can answer it."""
         player = seat.player
         process = player.process
         assert process is not None
@@ -479,6 +496,11 @@ class _Referee:
         request = Request(
             self.request_id, kind, self.game.view(state, seat_no), legal, self.limits.move_ms, seat.bank_ms
         )
+        early = self._inbox.arm(player.index)
+        if early.lines:
+            more = f", the last of {early.lines}" if early.lines > 1 else ""
+            reason = f"sent before request {self.request_id} while no request was pending{more}"
+            self._drop(player, seat_no, early.last, reason, replay)
         if self.spec.fair_time:
             process.thaw()
         sent = trio.current_time()
@@ -497,46 +519,51 @@ class _Referee:
         kind: str,
         replay: list[Line],
     ) -> tuple[bool, Any, Fault | None]:
-        """What a received line means: ``(settles the ask, answer, fault)``."""
+        """What a received line means: ``(settles the ask, answer, fault)``.
+
+        Whatever the line holds, it is the bot's doing: every way it can fail to decode
+        or to be judged is a fault of that bot, never an error of the referee."""
         line, error = received.line, received.error
-        if isinstance(error, EndOfStream):
-            assert player.process is not None
-            player.dead = await player.process.gone_reason()
-            return True, None, player.fault("crash", f"bot exited: {player.dead}")
-        if ask is None:
-            if line is not None:
-                self._drop(player, seat_of, line, "sent while no request was pending", replay)
-            elif isinstance(error, LineTooLong):
-                self._drop(player, seat_of, error.head, f"{error}, sent while no request was pending", replay)
-            return False, None, None
-        if isinstance(error, LineTooLong):
-            return True, None, player.fault("malformed", str(error), error.head)
+        if error is not None:
+            if isinstance(error, EndOfStream):
+                assert player.process is not None
+                player.dead = await player.process.gone_reason()
+                return True, None, player.fault("crash", f"bot exited: {player.dead}", error.tail or None)
+            evidence = error.head if isinstance(error, LineTooLong) else error.line
+            if ask is None:
+                reason = f"{error}, sent while no request was pending"
+                self._drop(player, seat_of[player.index], evidence, reason, replay)
+                return False, None, None
+            more = "; its output is ignored until its next request" if isinstance(error, Flooded) else ""
+            return True, None, player.fault("malformed", f"{error}{more}", evidence)
         assert line is not None
+        if ask is None:
+            self._drop(player, seat_of[player.index], line, "sent while no request was pending", replay)
+            return False, None, None
         try:
-            message = from_bot_decoder.decode(line)
+            message = decode_from_bot(line)
+            if not isinstance(message, Answer) or message.id != ask.request_id:
+                illegal = None
+            elif is_legal(message.answer, ask.legal):
+                return True, message.answer, None
+            else:
+                illegal = f"illegal {kind} answer {_json(message.answer)}: legal answers are {_json(ask.legal)}"
         except msgspec.DecodeError as exc:
             return True, None, player.fault("malformed", f"not a valid answer: {exc}", line)
-        if not isinstance(message, Answer) or message.id != ask.request_id:
-            reason = "stale id" if isinstance(message, Answer) else "not an answer"
-            self._drop(player, seat_of, line, f"{reason} (waiting for id {ask.request_id})", replay)
-            return False, None, None
-        if not is_legal(message.answer, ask.legal):
-            legal = _json(ask.legal)
-            return (
-                True,
-                None,
-                player.fault(
-                    "illegal", f"illegal {kind} answer {_json(message.answer)}: legal answers are {legal}", line
-                ),
-            )
-        return True, message.answer, None
+        except Exception as exc:  # a value the referee cannot handle is the bot's doing too
+            return True, None, player.fault("malformed", f"answer cannot be judged ({type(exc).__name__})", line)
+        if illegal is not None:
+            return True, None, player.fault("illegal", illegal, line)
+        reason = "stale id" if isinstance(message, Answer) else "not an answer"
+        self._drop(player, seat_of[player.index], line, f"{reason} (waiting for id {ask.request_id})", replay)
+        return False, None, None
 
-    def _drop(self, player: _Player, seat_of: dict[int, int], line: bytes, reason: str, replay: list[Line]) -> None:
+    def _drop(self, player: _Player, seat_no: int, line: bytes, reason: str, replay: list[Line]) -> None:
         """Log a line that answered nothing (the first few of each game)."""
         player.dropped += 1
         if player.dropped <= DROPPED_LOGGED_PER_GAME:
             text = line[:EVIDENCE_CHARS].decode("utf-8", "replace")
-            replay.append(DroppedLine(seat_of[player.index], text, reason))
+            replay.append(DroppedLine(seat_no, text, reason))
 
     def _record_fault(self, seat: _Seat, seat_no: int, fault: Fault, replay: list[Line]) -> None:
         seat.faults.append(fault)
@@ -550,10 +577,15 @@ class _Referee:
 
 
 def is_legal(answer: Any, legal: list[Any]) -> bool:
-    """Membership with JSON types kept apart: ``true`` and ``1.0`` are not the card 1."""
+    """Membership with JSON types kept apart: ``true`` and ``1.0`` are not the card 1.
+
+    Never raises: an answer that cannot even be encoded is in no list of legal answers."""
     if type(answer) is int:
         return any(type(x) is int and x == answer for x in legal)
-    encoded = _json(answer)
+    try:
+        encoded = _json(answer)
+    except Exception:
+        return False
     return any(_json(x) == encoded for x in legal)
 
 

@@ -11,6 +11,9 @@ values here; ``protocol.nimmt`` and friends describe them per game.
 
 from __future__ import annotations
 
+import itertools
+import operator
+import re
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -23,6 +26,9 @@ E = TypeVar("E")
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024
 """Longest line either side may send, newline excluded. Longer lines are a fault."""
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects (the line's own object counts) in a line from
+a bot. Answers of today's games need 2; deeper lines are malformed without being decoded."""
 
 
 class Limits(msgspec.Struct, frozen=True):
@@ -120,6 +126,40 @@ FromBot = HelloReply | Answer
 encoder = msgspec.json.Encoder()
 to_bot_decoder = msgspec.json.Decoder(ToBot)
 from_bot_decoder = msgspec.json.Decoder(FromBot)
+
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.?)*+"?', re.DOTALL)
+"""A JSON string, or what is left of the line after an unterminated one (linear: the
+quantifiers never backtrack, and every quote starts a match)."""
+_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def nesting_depth(line: bytes) -> int:
+    """How deep a decoder would nest to read ``line``: the most arrays and objects open
+    at once outside strings (exact for JSON; an upper bound up to any syntax error)."""
+    brackets = _STRING.sub(b"", line).translate(_BRACKETS, _NOT_BRACKETS)
+    # Between two closing brackets only opening ones: the depth before each closing
+    # bracket is all opened so far minus all closed so far, counted at C speed.
+    opened = itertools.accumulate(map(len, brackets.split(b"]")))
+    return max(map(operator.sub, opened, itertools.count()), default=0)
+
+
+def decode_from_bot(line: bytes) -> HelloReply | Answer:
+    """A bot's line decoded, or ``msgspec.DecodeError`` saying why not: never another
+    exception, whatever the line (it is written by someone else).
+
+    Nesting deeper than ``MAX_DEPTH`` is refused before decoding (a decoder recurses per
+    level); counting brackets first keeps that check to two ``bytes.count`` calls for
+    any line that could not be too deep.
+    """
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and (depth := nesting_depth(line)) > MAX_DEPTH:
+        raise msgspec.DecodeError(f"nested {depth} levels deep, deeper than the {MAX_DEPTH} allowed")
+    try:
+        return from_bot_decoder.decode(line)
+    except msgspec.DecodeError:
+        raise
+    except Exception as exc:  # RecursionError, MemoryError...: the line's fault all the same
+        raise msgspec.DecodeError(f"cannot be decoded ({type(exc).__name__}: {exc})") from None
 
 
 def encode(message: msgspec.Struct) -> bytes:

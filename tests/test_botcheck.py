@@ -89,6 +89,21 @@ def test_bot_that_prints_garbage(make_bot: MakeBot) -> None:
     assert_fails(result, "not a valid hello message", "got      starting up!", "write logs", "to stderr")
 
 
+def test_bot_that_answers_hello_nested_too_deep(make_bot: MakeBot) -> None:
+    """A line the decoder could not even recurse through is a failed check, not a crash."""
+    code = "import sys\nsys.stdin.readline()\nprint('{\"type\":\"hello\",\"name\":' + '[' * 5000 + ']' * 5000 + '}', flush=True)\n"
+    folder = make_bot("deep", code)
+    result = check(str(folder))
+    assert_fails(result, "not a valid hello message: nested 5001 levels deep", 'got      {"type":"hello"')
+
+
+def test_bot_that_writes_last_words_without_a_newline(make_bot: MakeBot) -> None:
+    code = 'import sys\nsys.stdin.readline()\nsys.stdout.write(\'{"type":"hello","na\'); sys.stdout.flush()\n'
+    folder = make_bot("cutoff", code)
+    result = check(str(folder))
+    assert_fails(result, "exited with code 0", 'got      {"type":"hello","na')
+
+
 def test_bot_that_exits_at_once(make_bot: MakeBot) -> None:
     folder = make_bot("quitter", "import sys\nprint('cannot find my model', file=sys.stderr)\nsys.exit(3)\n")
     result = check(str(folder))

@@ -22,8 +22,10 @@ from protocol.messages import (
     Limits,
     NewGame,
     Request,
+    decode_from_bot,
     encode,
     from_bot_decoder,
+    nesting_depth,
     to_bot_decoder,
 )
 
@@ -70,6 +72,62 @@ def test_bots_may_ignore_new_fields_from_the_referee() -> None:
 def test_the_referee_rejects_what_a_bot_should_not_send(line: bytes) -> None:
     with pytest.raises(msgspec.DecodeError):
         from_bot_decoder.decode(line)
+
+
+@pytest.mark.parametrize(
+    "line, depth",
+    [
+        (b'{"type":"answer","id":1,"answer":[24,42]}', 2),
+        (b'{"type":"hello","name":"[[[[{{{{","version":"]]"}', 1),
+        (b'["\\"", [["\\\\", {"a": [1]}]]]', 5),
+        (b"[]]]][[[", 1),  # a decoder stops at the first unmatched bracket
+        (b'"unterminated [[[', 0),
+        (b"", 0),
+    ],
+)
+def test_nesting_depth_counts_brackets_outside_strings(line: bytes, depth: int) -> None:
+    assert nesting_depth(line) == depth
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 100_000])
+def test_lines_nested_too_deep_are_refused_before_decoding(depth: int) -> None:
+    line = b'{"type":"answer","id":1,"answer":' + b"[" * (depth - 1) + b"]" * (depth - 1) + b"}"
+    with pytest.raises(msgspec.DecodeError, match=f"nested {depth} levels deep, deeper than the 32 allowed"):
+        decode_from_bot(line)
+
+
+def test_lines_nested_up_to_the_cap_decode() -> None:
+    line = b'{"type":"answer","id":1,"answer":' + b"[" * 31 + b"]" * 31 + b"}"
+    assert decode_from_bot(line) == from_bot_decoder.decode(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"type":"answer","id":1,"answer":1' + b"0" * 5000 + b"}",
+        b'{"type":"answer","id":1,"answer":1e999999}',
+        b'{"type":"answer","id":1,"answer":"\xff"}',
+        b"\x00" * 10,
+        b'{"type":"answer","id":1,"answer":' + b"[" * 5000,
+    ],
+    ids=["huge integer", "huge float", "invalid UTF-8", "NUL", "unclosed"],
+)
+def test_any_bad_line_raises_the_decode_error(line: bytes) -> None:
+    with pytest.raises(msgspec.DecodeError):
+        decode_from_bot(line)
+
+
+def test_a_decoder_failure_of_another_kind_becomes_the_decode_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the decoder raises (RecursionError, MemoryError...), the caller sees one type."""
+    from protocol import messages
+
+    class Exploding:
+        def decode(self, line: bytes) -> None:
+            raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(messages, "from_bot_decoder", Exploding())
+    with pytest.raises(msgspec.DecodeError, match="RecursionError"):
+        decode_from_bot(b"{}")
 
 
 def test_events_hold_tuples_so_decoded_equals_fresh() -> None:
@@ -138,6 +196,38 @@ async def test_too_long_line_is_reported_once_then_skipped() -> None:
 
 async def test_too_long_line_within_one_chunk() -> None:
     assert await framed([b"0123456789ABC\nok\n"]) == [("too long", b"0123456789ABC"), b"ok"]
+
+
+async def test_the_end_of_a_stream_carries_its_unended_last_line() -> None:
+    send, receive = trio.testing.memory_stream_one_way_pair()
+    reader = LineReader(receive, LineBuffer(100))
+    await send.send_all(b"one\nlast words")
+    await send.aclose()
+    assert await reader.receive_line() == b"one"
+    with pytest.raises(EndOfStream) as ended:
+        await reader.receive_line()
+    assert ended.value.tail == b"last words"
+
+
+def test_drop_lines_drops_complete_lines_at_once_and_keeps_the_unended_one() -> None:
+    buffer = LineBuffer(20)
+    buffer.feed(b"a\nbb\r\nccc\nstart")
+    assert buffer.drop_lines() == (3, b"ccc")
+    assert buffer.rest() == b"start"
+    buffer.feed(b" of it\n")
+    assert buffer.next_line() == b"start of it"
+    assert buffer.drop_lines() == (0, b"")
+
+
+def test_drop_lines_ends_the_skipping_of_a_line_too_long() -> None:
+    buffer = LineBuffer(10)
+    buffer.feed(b"x" * 25)
+    assert isinstance(buffer.next_line(), LineTooLong)
+    assert buffer.rest() == b"", "the tail of a line too long is no evidence"
+    buffer.feed(b"xx\nok")
+    assert buffer.drop_lines() == (1, b"")
+    buffer.feed(b"\n")
+    assert buffer.next_line() == b"ok"
 
 
 def test_sdk_skips_message_types_it_does_not_know() -> None:

@@ -31,8 +31,8 @@ from protocol.messages import (
     Limits,
     NewGame,
     Request,
+    decode_from_bot,
     encode,
-    from_bot_decoder,
 )
 
 from ..bots import Bot
@@ -359,6 +359,7 @@ class _Session:
             raise Failed(
                 f"the bot exited ({exc}) instead of answering the {what}",
                 sent,
+                _text(self.process.lines.rest()),  # what it wrote without a newline, if anything
                 fix="run the bot by hand with this line on its stdin; its stderr is below",
             ) from None
         except LineTooLong as exc:
@@ -369,7 +370,7 @@ class _Session:
         else:
             self.check.times_ms.append(ms)
         try:
-            return from_bot_decoder.decode(line), line
+            return decode_from_bot(line), line
         except msgspec.DecodeError as exc:
             kind = "hello" if what == "hello" else "answer"
             example = (

@@ -21,7 +21,14 @@ class LineTooLong(Exception):
 
 
 class EndOfStream(Exception):
-    """The other side closed its output (for a bot: it exited or closed stdout)."""
+    """The other side closed its output (for a bot: it exited or closed stdout).
+
+    ``tail`` holds what it wrote after its last newline (its last words), if anything.
+    """
+
+    def __init__(self, tail: bytes = b"") -> None:
+        super().__init__("end of output")
+        self.tail = tail
 
 
 class LineBuffer:
@@ -60,6 +67,29 @@ class LineBuffer:
                     return LineTooLong(self._max, head)
             return None
 
+    def rest(self) -> bytes:
+        """The start of a line not yet ended (empty while skipping a line too long)."""
+        return b"" if self._skipping else bytes(self._buf[:200])
+
+    def drop_lines(self) -> tuple[int, bytes]:
+        """Drop every complete line held, at once (lines nobody asked for): how many,
+        and the head of the last one. The start of a line not yet ended is kept."""
+        end = self._buf.rfind(b"\n")
+        count, head = 0, b""
+        if end >= 0:
+            count = self._buf.count(b"\n", 0, end + 1)
+            last = self._buf.rfind(b"\n", 0, end) + 1
+            if count > 1 or not self._skipping:
+                head = bytes(self._buf[last : min(end, last + 200)]).removesuffix(b"\r")
+            del self._buf[: end + 1]
+            self._scanned = 0
+            self._skipping = False
+        if len(self._buf) > self._max:  # a line too long, nobody asked for: skip it unreported
+            self._buf.clear()
+            self._scanned = 0
+            self._skipping = True
+        return count, head
+
 
 class LineReader:
     """Lines pulled from a Trio stream through a ``LineBuffer``."""
@@ -77,5 +107,5 @@ class LineReader:
                 return item
             data = await self._stream.receive_some(65536)
             if not data:
-                raise EndOfStream()
+                raise EndOfStream(self.buffer.rest())
             self.buffer.feed(data)

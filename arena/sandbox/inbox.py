@@ -4,6 +4,11 @@ The bots' output descriptors sit in a private epoll set, and Trio waits on that 
 own descriptor: one wake-up reads whatever every ready bot has written. Compared with a
 reader task per bot this halves the task switches per answer, which is most of the
 referee's cost when bots answer in microseconds.
+
+What a bot writes is bounded twice over: ``arm`` drops everything it wrote before its
+next request (unread, at C speed), and after ``LINE_BUDGET`` lines since then it is no
+longer read until that request (``Flooded``), so a flood costs the referee a fixed
+amount of work per request however many lines it holds.
 """
 
 from __future__ import annotations
@@ -18,32 +23,70 @@ import trio
 from .base import BotProcess
 from .framing import EndOfStream, LineTooLong
 
+LINE_BUDGET = 100
+"""Lines a bot may write between two of its requests (one answers; the rest answer
+nothing). The next one stops the reading of its output until its next request."""
+ARM_READS = 16
+"""Reads of up to 64 KiB that ``arm`` makes to empty a bot's output: 1 MiB, the most a
+pipe can hold, so a frozen bot's output is always emptied."""
+
+
+class Flooded(Exception):
+    """The bot wrote more than ``LINE_BUDGET`` lines since its last request; its output
+    is ignored until the next one. ``line`` is the last line read, as evidence."""
+
+    def __init__(self, limit: int, line: bytes) -> None:
+        super().__init__(f"flooded its output: more than {limit} lines since its last request")
+        self.limit = limit
+        self.line = line
+
 
 class Received(NamedTuple):
     """A line from one bot (or why there is none), stamped when it was read."""
 
     key: int
     line: bytes | None
-    error: LineTooLong | EndOfStream | None
+    error: LineTooLong | EndOfStream | Flooded | None
     at: float
     cpu: float
     """The bot's CPU seconds when the line was read."""
+
+
+class Dropped(NamedTuple):
+    """What ``arm`` threw away: how many lines, and the last of them (its head)."""
+
+    lines: int
+    last: bytes
+
+
+NOTHING = Dropped(0, b"")
 
 
 class Inbox:
     def __init__(self) -> None:
         self._epoll = select.epoll()
         self._bots: dict[int, tuple[int, BotProcess]] = {}
+        self._fds: dict[int, int] = {}
+        """The output descriptor of each key."""
+        self._budget: dict[int, int] = {}
+        """Lines each bot may still write before its next request."""
+        self._muted: set[int] = set()
+        """Descriptors taken out of the epoll set (a flood) until their bot's next request."""
         self._ready: deque[Received] = deque()
 
     def add(self, key: int, process: BotProcess) -> None:
         fd = process.output_fd
         self._bots[fd] = (key, process)
+        self._fds[key] = fd
+        self._budget[key] = LINE_BUDGET
         self._epoll.register(fd, select.EPOLLIN)
         self._cut(key, process, trio.current_time())  # lines read before, by the handshake
 
     def _remove(self, fd: int) -> None:
-        self._epoll.unregister(fd)
+        if fd in self._muted:
+            self._muted.discard(fd)
+        else:
+            self._epoll.unregister(fd)
         del self._bots[fd]
 
     def close(self) -> None:
@@ -56,6 +99,50 @@ class Inbox:
             self._read_ready()
         return self._ready.popleft()
 
+    def arm(self, key: int) -> Dropped:
+        """Before the bot's next request: drop every line it wrote so far (read or not,
+        the start of an unended line is kept), and give it a fresh budget of lines.
+
+        Under fair time the bot is frozen here, so all it wrote is in the pipe; nothing
+        it sent before seeing the request can be taken for an answer to it.
+        """
+        count, last = 0, b""
+        if self._ready and any(r.key == key for r in self._ready):
+            kept: deque[Received] = deque()
+            for r in self._ready:
+                if r.key != key or isinstance(r.error, EndOfStream):
+                    kept.append(r)
+                else:
+                    count += 1
+                    last = _evidence(r)
+            self._ready = kept
+        self._budget[key] = LINE_BUDGET
+        fd = self._fds[key]
+        if self._bots.get(fd, (None,))[0] != key:  # its output has ended
+            return Dropped(count, last)
+        process = self._bots[fd][1]
+        muted = fd in self._muted
+        if not muted and all(ready != fd for ready, _ in self._epoll.poll(0)):
+            return Dropped(count, last) if count else NOTHING  # the usual case: one cheap system call
+        for _ in range(ARM_READS):
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            if not data:
+                self._end(fd, key, process, trio.current_time())
+                break
+            process.lines.feed(data)
+            n, head = process.lines.drop_lines()
+            if n:
+                count, last = count + n, head
+        if muted and fd in self._bots:
+            self._muted.discard(fd)
+            self._epoll.register(fd, select.EPOLLIN)
+        return Dropped(count, last)
+
     def _read_ready(self) -> None:
         now = trio.current_time()
         for fd, _ in self._epoll.poll(0):
@@ -67,18 +154,48 @@ class Inbox:
             except OSError:
                 data = b""
             if not data:
-                self._remove(fd)
-                self._ready.append(Received(key, None, EndOfStream(), now, process.cpu_seconds()))
+                self._end(fd, key, process, now)
                 continue
             process.lines.feed(data)
             self._cut(key, process, now)
 
+    def _end(self, fd: int, key: int, process: BotProcess, now: float) -> None:
+        self._remove(fd)
+        self._ready.append(Received(key, None, EndOfStream(process.lines.rest()), now, process.cpu_seconds()))
+
     def _cut(self, key: int, process: BotProcess, now: float) -> None:
         cpu: float | None = None
+        budget = self._budget[key]
         while (item := process.lines.next_line()) is not None:
             if cpu is None:
                 cpu = process.cpu_seconds()
+            if budget == 0:
+                self._mute(key, process, item if isinstance(item, bytes) else item.head, now, cpu)
+                return
+            budget -= 1
             if isinstance(item, LineTooLong):
                 self._ready.append(Received(key, None, item, now, cpu))
             else:
                 self._ready.append(Received(key, item, None, now, cpu))
+        self._budget[key] = budget
+
+    def _mute(self, key: int, process: BotProcess, line: bytes, now: float, cpu: float) -> None:
+        """Out of lines: say so, drop what else is held, and read no more until ``arm``."""
+        self._budget[key] = 0
+        self._ready.append(Received(key, None, Flooded(LINE_BUDGET, line), now, cpu))
+        process.lines.drop_lines()
+        fd = self._fds[key]
+        self._epoll.unregister(fd)
+        self._muted.add(fd)
+
+
+def _evidence(received: Received) -> bytes:
+    """The line, or its head, that ``received`` carries."""
+    if received.line is not None:
+        return received.line
+    error = received.error
+    if isinstance(error, LineTooLong):
+        return error.head
+    if isinstance(error, Flooded):
+        return error.line
+    return b""
