@@ -21,9 +21,7 @@ def clear_leftovers() -> None:
     from .leftovers import remove_leftovers
 
     remove_leftovers()
-    remover = getattr(docker_sandbox, "remove_stale_containers_if_any", None)
-    if remover is not None:
-        remover()
+    docker_sandbox.remove_stale_containers_if_any()
 
 
 def choose_sandbox(name: SandboxName, limits: ResourceLimits | None = None) -> tuple[Sandbox, str | None]:
