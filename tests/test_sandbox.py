@@ -409,3 +409,53 @@ async def test_a_local_bot_outlives_the_thread_that_started_it() -> None:
         with trio.fail_after(5):
             assert await process.receive_line() == b"still there"
         await process.stop()
+
+
+SPY = r"""
+import json, os, sys
+seen = []
+for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+    for what in ("cmdline", "environ"):
+        try:
+            seen.append(open(f"/proc/{pid}/{what}", "rb").read().decode("latin-1"))
+        except OSError:
+            pass
+for top in ("/tmp", "/run", "/dev/shm"):
+    for folder, dirs, files in os.walk(top):
+        seen.append(" ".join(dirs + files))
+seen.append(" ".join(os.listdir(os.path.dirname(os.getcwd()))))
+print("SPY " + json.dumps(seen)[:20000], file=sys.stderr, flush=True)
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "spy", "version": "1"}), flush=True)
+    elif m["type"] == "request":
+        print(json.dumps({"type": "answer", "id": m["id"], "answer": m["legal"][0]}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_no_secret_of_the_arena_is_within_a_bots_reach(make_bot: MakeBot, tmp_path: Path, sandbox: str) -> None:
+    """Item 10: the seed (on the referee's command line), the arena's environment, other
+    seats' processes and pipes: a spy that reads every /proc entry and folder it can
+    finds none of them, and what it printed ends in the replay for us to check."""
+    from arena.replay import End, read
+
+    spy = make_bot("spy", SPY)
+    replay = tmp_path / "game.jsonl"
+    seed = "987654321987"
+    env = {**os.environ, "ARENA_TEST_SECRET": "s3cr3t-9f8e7d"}
+    played = subprocess.run(
+        [ARENA, "play", str(spy), str(SAMPLES / "random"), "--seed", seed, "--sandbox", sandbox]
+        + ["--set", "rounds=1", "--replay", str(replay)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert played.returncode == 0, played.stderr
+    stderr = " ".join(line.stderr[0] for line in read(replay) if isinstance(line, End))
+    assert "SPY [" in stderr, "the spy ran and reported"
+    assert seed not in stderr and "s3cr3t-9f8e7d" not in stderr
+    spied = stderr.split("SPY", 1)[1]
+    assert "sample_bots" not in spied and "random-" not in spied, "no other seat's process, folder or pipe"
