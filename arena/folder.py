@@ -486,7 +486,7 @@ def copy_folder(src: Path, dest: Path, limits: FolderLimits | None = None) -> st
         os.chmod(dest, stat.S_IMODE(root.st_mode) & 0o777)
         return digest
     except BaseException as exc:
-        _remove(dest)
+        remove_tree(dest)
         if isinstance(exc, OSError):
             raise FolderError(f"{dest}: cannot copy {src} there ({exc.strerror})") from None
         raise
@@ -528,10 +528,14 @@ def _copy(src: Path, dest: Path, entries: list[Entry]) -> str:
     return digest.hexdigest()
 
 
-def _remove(path: Path) -> None:
-    """Remove a partial copy (made by us: nothing in it is followed)."""
-    if not path.is_symlink() and path.is_dir():
-        os.chmod(path, 0o700)
+def remove_tree(path: Path) -> None:
+    """Remove a copy made by us (partial, or sealed read-only): nothing in it is followed."""
+    if not os.path.lexists(path):
+        return
+    if os.path.islink(path) or not os.path.isdir(path):
+        os.unlink(path)
+        return
+    os.chmod(path, 0o700)
     for folder, subdirs, _ in os.walk(path):
         for name in subdirs:
             full = os.path.join(folder, name)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import shutil
 import sqlite3
 import stat
 import urllib.parse
@@ -25,7 +24,7 @@ from typing import Any
 import msgspec
 
 from .bots import Bot, BotError, content_hash, load_bot
-from .folder import copy_folder
+from .folder import copy_folder, remove_tree
 
 MIGRATIONS: list[str] = [
     # 1: the first schema.
@@ -315,7 +314,7 @@ class Store:
         if not target.exists():
             self.snapshots.mkdir(parents=True, exist_ok=True)
             partial = target.with_name(target.name + ".partial")
-            _remove_tree(partial)
+            remove_tree(partial)
             try:
                 copied = copy_folder(bot.path, partial)
                 if copied != digest:
@@ -323,7 +322,7 @@ class Store:
                 _read_only(partial)
                 partial.rename(target)
             except BaseException:
-                _remove_tree(partial)
+                remove_tree(partial)
                 raise
         with self._transaction():
             cursor = self.db.execute(
@@ -721,22 +720,6 @@ def _seal(path: str) -> None:
     if stat.S_ISDIR(mode):
         mode |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
     os.chmod(path, stat.S_IMODE(mode))
-
-
-def _remove_tree(path: Path) -> None:
-    """Remove what a failed or killed snapshot left (its folders may be read-only)."""
-    if not os.path.lexists(path):
-        return
-    if os.path.islink(path) or not os.path.isdir(path):
-        os.unlink(path)
-        return
-    os.chmod(path, 0o700)
-    for root, dirs, _ in os.walk(path):
-        for name in dirs:
-            full = os.path.join(root, name)
-            if not os.path.islink(full):
-                os.chmod(full, 0o700)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 class _Transaction:
