@@ -89,3 +89,35 @@ def test_not_a_replay(tmp_path: Path) -> None:
     path.write_text('{"type":"end","scores":[],"ranks":[],"statuses":[],"stderr":[]}\n')
     with pytest.raises(ReplayError, match="no header"):
         replay.read(path)
+
+
+def test_the_deals_docs_replay_md_gives_for_an_independent_tool() -> None:
+    """docs/replay.md spells out every deck and deal so another tool can recompute them;
+    its worked examples are what the rules deal."""
+    import hashlib
+    import math
+
+    from arena.games import nimmt, sixes
+
+    def draw(key: bytes, pool: list[object], count: int) -> list[object]:  # as the page describes it
+        pool = list(pool)
+        bits = math.ceil(math.log2(math.perm(len(pool), count))) + 128
+        x = int.from_bytes(hashlib.shake_256(key).digest((bits + 7) // 8), "big")
+        drawn = []
+        for size in range(len(pool), len(pool) - count, -1):
+            x, i = divmod(x, size)
+            drawn.append(pool[i])
+            pool[i] = pool[size - 1]
+        return drawn
+
+    tactical = draw(b"nimmt/4/1", list(range(1, 35)), 34)
+    assert sorted(tactical[:10]) == [11, 13, 15, 17, 18, 25, 26, 30, 32, 34] == list(nimmt.deal(4, 1, 3, top=34)[1][0])
+    assert [(c,) for c in tactical[30:]] == [(33,), (6,), (3,), (2,)] == list(nimmt.deal(4, 1, 3, top=34)[0])
+    rows, _ = nimmt.deal(4, 1, 2)
+    kept = sorted(set(range(1, 105)) - {c for row in rows for c in row})
+    assert tuple(sorted(draw(b"nimmt/4/2", list(kept), 20)[:10])) == nimmt.deal(4, 2, 2, table=rows)[1][0]
+    deck = [f"{rank}{suit}" for suit in "oceb" for rank in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+    assert tuple(deck) == sixes.DECK
+    cards = draw(b"sixes/4/1", deck, 40)
+    assert " ".join(sorted(cards[0::3], key=deck.index)) == "2o 5o 4c 10c 11c 2e 4e 6e 7e 10e 12e 4b 6b 12b"
+    assert tuple(sorted(cards[0::3], key=deck.index)) == sixes.deal(4, 1, 3)[0]
