@@ -3,17 +3,18 @@
 #
 # - a virtualenv in .venv with the arena and its test tools;
 # - as root on Debian: bubblewrap (the local sandbox), the toolchains of the sample
-#   bots (nodejs, gcc, make, libc6-dev, perl), docker.io and debootstrap;
+#   bots (nodejs, gcc, make, libc6-dev, perl, ruby), docker.io and debootstrap;
 #   a Docker engine started without a default bridge (bots never get a network);
-#   and the base image bots run on (`arena image build`, about two minutes once);
+#   and the base image bots run on, with Ruby added to its extra runtimes for the
+#   sample bot in Ruby (`arena image build --with +ruby`, about two minutes once;
+#   ARENA_IMAGE_PACKAGES=ruby,golang sets the whole list instead);
 #   Chromium and its driver for the browser tests.
 # ARENA_NO_DOCKER=1 skips the Docker part, ARENA_NO_BROWSER=1 the browser.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# The system Python, when there is one: bots run from this environment as an
-# unprivileged user, who must be able to read the interpreter (a Python under /root
-# is out of its reach).
+# The system Python, when there is one (any Python 3.11+ works: local bots run on a
+# runtime of their own that their users can read, whatever Python the arena runs on).
 PY=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 is_root() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; }
 apt_updated=
@@ -43,6 +44,7 @@ if is_root; then
     command -v make >/dev/null || missing+=(make)
     [ -e /usr/include/stdio.h ] || missing+=(libc6-dev)
     command -v perl >/dev/null || missing+=(perl)
+    command -v ruby >/dev/null || missing+=(ruby)
     if [ "${ARENA_NO_DOCKER:-}" != 1 ]; then
         command -v dockerd >/dev/null || missing+=(docker.io)
         command -v debootstrap >/dev/null || missing+=(debootstrap)
@@ -66,7 +68,8 @@ if [ "${ARENA_NO_DOCKER:-}" != 1 ] && command -v dockerd >/dev/null; then
         for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
     fi
     if docker info >/dev/null 2>&1; then
-        .venv/bin/arena image build
+        # Extra runtimes in the base image: a layer of Debian packages over it (seconds).
+        .venv/bin/arena image build --with "${ARENA_IMAGE_PACKAGES-+ruby}"
     else
         echo "setup: no Docker engine answers: bots will run as local processes"
     fi

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import stat
 import tomllib
@@ -16,6 +17,14 @@ if TYPE_CHECKING:
 
 MANIFEST = "bot.toml"
 MAX_MANIFEST_BYTES = 64 * 1024
+NAME_PATTERN = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
+NAME_RULE = (
+    "1 to 40 lower-case letters and digits, in words joined by single '-', '_' or '.' (such as my-bot or my_bot.v2)"
+)
+VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
+VERSION_RULE = "1 to 40 letters, digits, '.', '_', '+' or '-', the first a letter or digit (such as 1.0.2)"
+PACKAGE_PATTERN = re.compile(r"[a-z0-9][a-z0-9+.-]+")
+PACKAGE_RULE = "lower-case letters, digits, '+', '-' and '.', such as ruby or lua5.4"
 
 
 class BotError(ValueError):
@@ -32,6 +41,9 @@ class Manifest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     build: str = ""
     """A command run once in the folder before the bot can run (compiling, say)."""
     description: str = ""
+    packages: list[str] = []
+    """Debian packages the bot needs in the base image (Docker): a missing one is named
+    with the command that adds it (`arena image build --with PACKAGE`)."""
 
 
 class Bot(msgspec.Struct, frozen=True):
@@ -68,6 +80,9 @@ def load_bot(folder: str | Path) -> Bot:
     for field in ("name", "version", "run"):
         if not getattr(manifest, field).strip():
             raise BotError(f"{manifest_path}: `{field}` is empty")
+    problem = naming_problem(manifest)
+    if problem:
+        raise BotError(f"{manifest_path}: {problem}")
     try:
         argv = shlex.split(manifest.run)
     except ValueError as exc:
@@ -78,6 +93,27 @@ def load_bot(folder: str | Path) -> Bot:
 
     scan(path)  # links, special files, caps: refused now, before anything runs or is copied
     return Bot(path.resolve(), manifest)
+
+
+def valid_name(name: str) -> bool:
+    """A bot name by the rule (``NAME_RULE``): also a valid part of an image name."""
+    return len(name) <= 40 and NAME_PATTERN.fullmatch(name) is not None
+
+
+def valid_version(version: str) -> bool:
+    return VERSION_PATTERN.fullmatch(version) is not None
+
+
+def naming_problem(manifest: Manifest) -> str | None:
+    """What is wrong with a manifest's name, version or packages, by the documented rules."""
+    if not valid_name(manifest.name):
+        return f"`name` {manifest.name!r} breaks the rule for bot names: {NAME_RULE}"
+    if not valid_version(manifest.version):
+        return f"`version` {manifest.version!r} breaks the rule for versions: {VERSION_RULE}"
+    for package in manifest.packages:
+        if PACKAGE_PATTERN.fullmatch(package) is None:
+            return f"`packages`: {package!r} is not a Debian package name ({PACKAGE_RULE})"
+    return None
 
 
 def _read_manifest(folder: str | Path, manifest_path: Path) -> bytes:

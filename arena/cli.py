@@ -187,6 +187,9 @@ def open_sandbox(name: str) -> Any:
     sandbox, note = choose_sandbox(cast(SandboxName, name))
     if note:
         err_console.print(f"[yellow]note:[/] {note}")
+    from .sandbox.runtime import check_python_bots
+
+    check_python_bots(sandbox, progress=lambda line: err_console.print(f"[dim]{escape(line)}[/]"))
     return sandbox
 
 
@@ -212,6 +215,8 @@ BotDirs = Annotated[
         metavar="BOT_DIR...",
     ),
 ]
+DISQUALIFIED_EXIT = 3
+"""``arena play``'s exit status when a seat was disqualified (``--strict``: had a fault)."""
 
 
 @app.command()
@@ -231,8 +236,12 @@ def play(
     ] = "auto",
     variant: VariantOption = None,
     settings_file: SettingsFileOption = None,
+    strict: Annotated[
+        bool, typer.Option(help=f"Exit {DISQUALIFIED_EXIT} on any fault, not only when a seat is disqualified.")
+    ] = False,
 ) -> None:
-    """Play one game between bots and print each round and the final standings."""
+    """Play one game between bots and print each round and the final standings. Exit
+    status 3 when a seat was disqualified (with --strict: when any seat had a fault)."""
     with user_errors():
         bots = [load_bot(d) for d in bot_dirs]
         rules = get_game(game)
@@ -260,6 +269,15 @@ def play(
             except OSError as exc:
                 fail(f"{replay}: cannot write the replay: {exc.strerror}")
             console.print(f"replay written to {replay}")
+    failed = [
+        f"{labels[seat]} {status.status} ({len(status.faults)} fault{'s' * (len(status.faults) != 1)})"
+        for seat, status in enumerate(outcome.statuses)
+        if status.status == "disqualified" or (strict and status.status != "ok")
+    ]
+    if failed:
+        why = f"arena replay {replay} --stderr" if replay else "--replay FILE, then arena replay FILE --stderr"
+        err_console.print(f"{'; '.join(failed)}: exit {DISQUALIFIED_EXIT} (why: {why})", markup=False, soft_wrap=True)
+        raise typer.Exit(DISQUALIFIED_EXIT)
 
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -314,7 +332,7 @@ def replay_cmd(
     with user_errors():
         if source.isdigit() and not Path(source).exists():
             name = f"game {source}"
-            lines = replay_files.loads(open_store(db).replay(int(source)), name)
+            lines = replay_files.loads(stored_replay(db, int(source)), name)
         else:
             name = source
             lines = replay_files.read(source)
@@ -355,13 +373,30 @@ def show_stderr(lines: list[Any], header: Any) -> None:
         console.print(escape(text.rstrip()) if text.strip() else "[dim](nothing on stderr)[/]", soft_wrap=True)
 
 
-def open_store(db: Path, must_exist: bool = True) -> Any:
-    """The database at ``db``; a missing one is an error where it must already exist."""
+def open_store(db: Path, must_exist: bool = True, read_only: bool = False) -> Any:
+    """The database at ``db``; a missing one is an error where it must already exist.
+
+    ``read_only`` for the commands that only read: they open the file read-only (no
+    migration, no WAL switch, no cache writes), so they work without write access to
+    it or its folder, and on a read-only file system."""
     from .store import Store
 
-    if must_exist and not db.exists():
+    if (must_exist or read_only) and not db.exists():
         fail(f"{db}: no such database (a tournament creates it; --db names another)")
-    return Store(db)
+    return Store(db, read_only=read_only)
+
+
+def stored_replay(db: Path, game_id: int) -> bytes:
+    """The replay of a stored game, read-only."""
+    import zlib
+
+    try:
+        return cast(bytes, open_store(db, read_only=True).replay(game_id))
+    except zlib.error as exc:
+        fail(
+            f"{db}: the stored replay of game {game_id} is damaged ({exc}): restore the database from a backup"
+            " (README: backing up a league)"
+        )
 
 
 image_app = typer.Typer(help="The base image bots run on (Docker).", no_args_is_help=True)
@@ -372,15 +407,31 @@ app.add_typer(bot_app, name="bot")
 
 @image_app.command("build")
 def image_build(
-    force: Annotated[bool, typer.Option(help="Rebuild both layers even if they are there.")] = False,
+    force: Annotated[bool, typer.Option(help="Rebuild every layer even if it is there.")] = False,
+    with_: Annotated[
+        str | None,
+        typer.Option(
+            "--with",
+            help="Extra Debian packages for bots' runtimes, comma-separated (ruby,golang,lua5.4); +PACKAGES adds"
+            " to the current base's, '' drops them. Without it, the current base's are kept.",
+            show_default=False,
+            metavar="PACKAGES",
+        ),
+    ] = None,
 ) -> None:
     """Make the base image: its root file system from Debian's packages (debootstrap, then
-    docker import; minutes, once) and the Python bot SDK on it (seconds, again whenever
-    the SDK changes). Outdated bases and the bot images built on them are removed."""
+    docker import; minutes, once), the extra runtimes asked for with --with in a layer of
+    their own (apt-get with the host's network; seconds to a minute), and the Python bot
+    SDK on top (seconds, again whenever the SDK changes). Outdated bases and the bot
+    images built on them are removed."""
     from .sandbox import images
 
     with user_errors():
+        adding = with_ is not None and with_.strip().startswith("+")
+        packages = None if with_ is None else images.parse_packages(with_.strip().removeprefix("+"))
         client = images.connect()
+        if adding and packages is not None:
+            packages = sorted({*images.image_packages(client), *packages})
         with console.status("building the base image", spinner="dots") as status:
 
             def progress(line: str) -> None:
@@ -388,7 +439,7 @@ def image_build(
                 if not line.startswith("I: "):
                     console.print(line)
 
-            images.build_base(client, force=force, progress=progress)
+            images.build_base(client, force=force, progress=progress, packages=packages)
 
 
 @bot_app.command("build")
@@ -461,6 +512,8 @@ def bot_check(
     passed = len(checks) - failed - skipped
     summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
     console.print(f"[bold {'red' if failed else 'green'}]{summary}[/]")
+    for name, times in checker.repeated():
+        console.print(f"{times} checks failed as «{escape(name)}» did: fix that one first", soft_wrap=True)
     if failed:
         raise typer.Exit(1)
 
@@ -480,7 +533,7 @@ def bot_add(
 def bot_list(db: DbOption = DEFAULT_DB) -> None:
     """The bots stored in the database."""
     with user_errors():
-        bots = open_store(db).list_bots()
+        bots = open_store(db, read_only=True).list_bots()
         table = Table(title=f"Bots in {db}")
         for column in ("bot", "version", "language", "games", "hash", "added"):
             table.add_column(column)

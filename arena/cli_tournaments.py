@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import datetime as dt
+import io
+import os
 import random
+import sys
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 import trio
 import typer
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -35,18 +42,42 @@ from .cli import (
 )
 from .games import get_game
 from .referee import GameResult, TimeLimits
-from .store import StoredBot
+from .store import StoredBot, StoreError
 from .tournament import Progress as TournamentProgress
-from .tournament import TournamentConfig, run_tournament, variant_of
+from .tournament import TournamentConfig, run_tournament, sigterm_as_ctrl_c, until_interrupted, variant_of
 
 tournament_app = typer.Typer(help="Round-robin tournaments with duplicate deals.", no_args_is_help=True)
 app.add_typer(tournament_app, name="tournament")
 
 
+PROGRESS_SECONDS = "ARENA_PROGRESS_SECONDS"
+"""Into a file or a pipe, a progress line at least this often (seconds; default 60)."""
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``3 min``, ``2 h 5 min``: how long is left, as a log line says it."""
+    if seconds < 60:
+        return f"{max(seconds, 1):.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
 class LiveProgress(TournamentProgress):
-    """A rich progress bar (games, games per second, ETA) over the live top of the table."""
+    """A rich progress bar (games, games per second, ETA) over the live top of the table.
+
+    When stdout is not a terminal (nohup, cron, CI, a pipe) a live display shows nothing
+    until the end, so instead a plain line goes to stderr at every tenth of the games
+    and at least every ``ARENA_PROGRESS_SECONDS`` (60): ``12/120 games (10%), 0.4
+    games/s, about 4 min left``."""
 
     def __init__(self, live: Live) -> None:
+        self.plain = not console.is_terminal
+        try:
+            self.every_s = float(os.environ.get(PROGRESS_SECONDS, "60"))
+        except ValueError:
+            self.every_s = 60.0
+        self.total = self.done = self.tenth = 0
+        self.last_line = time.perf_counter()
         self.live = live
         self.bar = Progress(
             TextColumn("[bold]games"),
@@ -62,11 +93,17 @@ class LiveProgress(TournamentProgress):
         self.played = 0
 
     def started(self, total: int, done: int) -> None:
+        self.total, self.done = total, done
+        self.tenth = done * 10 // max(total, 1)
         self.bar.update(self.task, total=total, completed=done)
         self._draw()
 
     def game_stored(self, result: GameResult, bots: list[StoredBot]) -> None:
         self.played += 1
+        self.done += 1
+        if self.plain:
+            self._line()
+            return
         for bot, rank, score in zip(bots, result.ranks, result.scores, strict=True):
             entry = self.standing.setdefault(bot.ref, [0, 0, 0])
             entry[0] += 1
@@ -76,7 +113,23 @@ class LiveProgress(TournamentProgress):
         self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s")
         self._draw()
 
+    def _line(self) -> None:
+        """One plain progress line (no colours, no cursor moves) when a tenth more of the
+        games is done or the period has passed."""
+        now = time.perf_counter()
+        tenth = self.done * 10 // max(self.total, 1)
+        if tenth <= self.tenth and now - self.last_line < self.every_s:
+            return
+        self.tenth, self.last_line = tenth, now
+        rate = self.played / max(now - self.start, 1e-9)
+        left = self.total - self.done
+        line = f"{self.done}/{self.total} games ({self.done / max(self.total, 1):.0%}), {rate:.1f} games/s"
+        line += f", about {duration(left / rate)} left" if left > 0 else ", all played"
+        print(line, file=sys.stderr, flush=True)
+
     def _draw(self) -> None:
+        if self.plain:
+            return
         table = Table(title="top of the table (wins so far)", title_justify="left")
         for column in ("bot", "games", "wins", "score/round"):
             table.add_column(column, justify="right" if column != "bot" else "left")
@@ -107,7 +160,8 @@ def tournament_run(
     settings_file: SettingsFileOption = None,
 ) -> None:
     """Run a round robin: every table of K bots plays D deals, each once per seat rotation."""
-    with user_errors():
+    sigterm_as_ctrl_c()  # stopped by a service manager or `kill`: interrupted, resumable
+    with user_errors(), contextlib.ExitStack() as held:
         store = open_store(db, must_exist=resume)
         if resume:
             if name is None:
@@ -141,20 +195,32 @@ def tournament_run(
             tournament = store.create_tournament(
                 name, game, variant_of(parsed), parsed, seed, msgspec.to_builtins(config)
             )
-        sandbox = open_sandbox(sandbox_name)
-        loaded = [b.load() for b in stored]
-        prepare(sandbox, loaded)
-        warn_about(sorted({sandbox.isolation_for(b) for b in loaded}))
+        held.enter_context(store.lease(tournament.id))  # one run at a time; released at the end
+        try:
+            sandbox = open_sandbox(sandbox_name)
+            loaded = [b.load() for b in stored]
+            prepare(sandbox, loaded)
+            warn_about(sorted({sandbox.isolation_for(b) for b in loaded}))
+        except BaseException:  # a failed start does not leave the tournament "running"
+            if tournament.status != "finished":
+                with contextlib.suppress(StoreError):
+                    store.set_status(tournament.id, "interrupted")
+            raise
         console.print(
             f"tournament [bold]{tournament.name}[/] · {tournament.game} · {len(stored)} bots, tables of"
             f" {config.table_size}, {config.deals} deals · seed {tournament.seed} · {db}"
         )
+        console.print("bots: " + ", ".join(b.ref for b in stored), soft_wrap=True, markup=False)
         with Live(console=console, refresh_per_second=4, transient=False) as live:
             progress = LiveProgress(live)
             try:
-                played = trio.run(run_tournament, store, tournament, stored, sandbox, concurrency, progress)
+                store.set_status(tournament.id, "running")  # a resumed one runs again
+                played = trio.run(
+                    until_interrupted, run_tournament, store, tournament, stored, sandbox, concurrency, progress
+                )
             except BaseException:
-                store.set_status(tournament.id, "interrupted")
+                with contextlib.suppress(StoreError):  # a full disk: it still resumes
+                    store.set_status(tournament.id, "interrupted")
                 err_console.print(
                     f"[yellow]resume with:[/] arena tournament run --resume --name {tournament.name} --db {db}"
                 )
@@ -162,12 +228,35 @@ def tournament_run(
         console.print(f"\n{played} games played; {store.count_games(tournament.id)} stored for {tournament.name}")
         from leaderboard.board import leaderboard, render_table
 
-        console.print(
+        print_table(
             render_table(
                 leaderboard(store, tournament.game, tournament.variant, tournament.name),
                 f"Leaderboard: {tournament.name}",
+                fit_width(),
             )
         )
+
+
+def fit_width() -> int | None:
+    """The width tables must fit: the terminal's, or ``COLUMNS`` when it is set. None into
+    a file or a pipe: there a table keeps its natural width, and nothing is cut."""
+    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        return console.width
+    return None
+
+
+def print_table(table: Table) -> None:
+    """``table`` on stdout: fitted to the terminal, or whole into a file or a pipe."""
+    from leaderboard.board import natural_width
+
+    if fit_width() is None:
+        title = cell_len(str(table.title or ""))
+        Console(file=sys.stdout, width=max(natural_width(table), title), highlight=False).print(table)
+    else:
+        console.print(table)
+
+
+FORMATS = ("table", "json", "csv")
 
 
 @app.command("leaderboard")
@@ -176,17 +265,24 @@ def leaderboard_cmd(
     game: Annotated[str | None, typer.Option(help="Only this game (nimmt, or nimmt/VARIANT).")] = None,
     tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
     format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
-    los: Annotated[bool, typer.Option("--los", help="Also print the likelihood-of-superiority matrix.")] = False,
+    los: Annotated[
+        bool,
+        typer.Option(
+            "--los",
+            help="Also the likelihood of superiority: a matrix per board (table), a `los` field per row (json),"
+            " or instead of the board one CSV row per pair of bots: game,bot,opponent,los (csv).",
+        ),
+    ] = False,
 ) -> None:
     """Elo ratings with 95% intervals over every stored game (or one tournament)."""
-    from leaderboard.board import leaderboard, los_matrix, render_csv, render_los, render_table
+    from leaderboard.board import boards_csv, boards_json, leaderboard, los_csv, los_matrix, render_los, render_table
 
     with user_errors():
-        if format_ not in ("table", "json", "csv"):
+        if format_ not in FORMATS:
             fail(f"--format {format_!r}: choose table, json or csv")
-        store = open_store(db)
+        store = open_store(db, read_only=True)
         if tournament is not None and store.get_tournament(tournament) is None:
-            fail(f"no tournament {tournament!r} in {db}")
+            fail(f"no tournament {tournament!r} in {db} (there are: {', '.join(store.tournament_names()) or 'none'})")
         if game:
             name, _, chosen = game.partition("/")
             kinds = [(g, v) for g, v in store.kinds(tournament) if g == name and (not chosen or v == chosen)]
@@ -195,46 +291,104 @@ def leaderboard_cmd(
         else:
             kinds = store.kinds(tournament)
         boards = {f"{g}/{v}": leaderboard(store, g, v, tournament) for g, v in kinds}
+        matrices = {f"{g}/{v}": los_matrix(store, g, v, tournament) for g, v in kinds} if los else None
         if format_ == "json":
-            print(msgspec.json.format(msgspec.json.encode(boards).decode(), indent=2))
+            print(boards_json(boards, matrices))
         elif format_ == "csv":
-            print("game," + render_csv([]).splitlines()[0])
-            for kind, rows in boards.items():
-                for line in render_csv(rows).splitlines()[1:]:
-                    print(f"{kind},{line}")
+            print(boards_csv(boards) if matrices is None else los_csv(matrices), end="")
         else:
+            scope = f", tournament {tournament}" if tournament else ""
             for kind, rows in boards.items():
-                console.print(
-                    render_table(rows, f"Leaderboard {kind}" + (f", tournament {tournament}" if tournament else ""))
-                )
+                print_table(render_table(rows, f"Leaderboard {kind}{scope}", fit_width()))
+                if matrices is not None:
+                    bots, matrix = matrices[kind]
+                    title = f"Likelihood of superiority {kind}{scope} (row better than column #)"
+                    print_table(render_los(bots, matrix, title))
             if not boards:
                 err_console.print("no games stored yet")
-        if los:
-            for g, v in kinds:
-                bots, matrix = los_matrix(store, g, v, tournament)
-                console.print(render_los(bots, matrix))
 
 
 @app.command("games")
 def games_cmd(
     db: DbOption = DEFAULT_DB,
     tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
+    bot: Annotated[
+        str | None,
+        typer.Option(
+            help="Only the games of this stored bot: NAME (any of its versions) or NAME:VERSION.",
+            metavar="NAME[:VERSION]",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option(help="At most this many.", min=1)] = 50,
     offset: Annotated[int, typer.Option(help="Skip this many first.", min=0)] = 0,
+    format_: Annotated[
+        str, typer.Option("--format", help="table, json (as the web's /api/games) or csv (one row per seat).")
+    ] = "table",
 ) -> None:
-    """List stored games (`arena replay GAME_ID` shows one)."""
+    """List stored games, oldest first (`arena replay GAME_ID` shows one)."""
     with user_errors():
-        store = open_store(db)
-        rows = store.games(tournament, limit, offset)
-        table = Table(title=f"Games in {db}" + (f", tournament {tournament}" if tournament else ""))
+        if format_ not in FORMATS:
+            fail(f"--format {format_!r}: choose table, json or csv")
+        store = open_store(db, read_only=True)
+        tournament_id = None
+        if tournament is not None:
+            found = store.get_tournament(tournament)
+            if found is None:
+                known = ", ".join(store.tournament_names()) or "none"
+                fail(f"no tournament {tournament!r} in {db} (there are: {known})")
+            tournament_id = found.id
+        if bot is None:
+            games = store.find_games(tournament_id, None, limit, offset)
+        else:
+            games = games_of_bot(store, bot, tournament_id, limit, offset)
+        if format_ == "json":
+            print(msgspec.json.format(msgspec.json.encode(games).decode(), indent=2))
+            return
+        if format_ == "csv":
+            print(games_csv(games), end="")
+            return
+        scope = (f", tournament {tournament}" if tournament else "") + (f", bot {bot}" if bot else "")
+        table = Table(title=escape(f"Games in {db}{scope}"))
         for column in ("id", "tournament", "match", "deal", "rounds", "seats (score, rank)", "started"):
             table.add_column(column)
-        for r in rows:
+        for g in games:
             seats = ", ".join(
-                f"{b} {s}" + (f" #{k}" if k == 1 else "") + ("" if st == "ok" else f" [{st}]")
-                for b, s, k, st in zip(r.bots, r.scores, r.ranks, r.statuses, strict=True)
+                f"{s.bot} {s.score}" + (" #1" if s.rank == 1 else "") + ("" if s.status == "ok" else f" [{s.status}]")
+                for s in g.seats
             )
-            table.add_row(str(r.id), r.tournament, str(r.match_no), str(r.deal), str(r.rounds), seats, r.started)
-        console.print(table)
-        if not rows:
-            err_console.print("no games stored" + (f" for {tournament}" if tournament else ""))
+            table.add_row(
+                str(g.id), escape(g.tournament), str(g.match_no), str(g.deal), str(g.rounds), escape(seats), g.started
+            )
+        print_table(table)
+        if not games:
+            err_console.print("no games stored" + escape(scope.replace(",", " for", 1)))
+
+
+def games_of_bot(store: Any, ref: str, tournament_id: int | None, limit: int, offset: int) -> list[Any]:
+    """A page of the games of stored bot ``ref``: ``NAME:VERSION``, or every version of
+    ``NAME``."""
+    if ":" in ref:
+        ids = [store.get_bot(ref).id]
+    else:
+        ids = [b.id for b in store.list_bots() if b.name == ref] or [store.get_bot(ref).id]  # none: its error
+    pages = {g.id: g for i in ids for g in store.find_games(tournament_id, i, limit + offset, 0)}
+    return [pages[i] for i in sorted(pages)][offset : offset + limit]
+
+
+GAME_SEAT_FIELDS = ("id", "tournament", "match_no", "game_no", "deal", "game", "variant", "rounds", "started")
+
+
+def games_csv(games: list[Any]) -> str:
+    """One row per seat of each game: the game's fields, then the seat's, its faults by kind."""
+    from .store import FAULT_KINDS
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*GAME_SEAT_FIELDS, "seat", "bot", "rank", "score", "status", *FAULT_KINDS])
+    for g in games:
+        for s in g.seats:
+            writer.writerow(
+                [*(getattr(g, f) for f in GAME_SEAT_FIELDS), s.seat, s.bot, s.rank, s.score, s.status]
+                + [s.faults.get(kind, 0) for kind in FAULT_KINDS]
+            )
+    return out.getvalue()

@@ -16,6 +16,7 @@ import datetime as dt
 import os
 from collections import deque
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import msgspec
@@ -59,6 +60,9 @@ from .sandbox.inbox import Flooded, Inbox, Received
 
 MAX_FAULTS = 3
 """Faults in one game after which the default policy plays the seat and it ranks last."""
+MAX_RESTARTS = 3
+"""Times a bot that crashed (or failed its start) is started again for the next game of
+its match; after that it is out of the match, and the default plays its seats."""
 EVIDENCE_CHARS = 500
 DROPPED_LOGGED_PER_GAME = 20
 
@@ -79,6 +83,20 @@ class MatchError(Exception):
     """A match that cannot start: a bot refused the game, or the spec is inconsistent."""
 
 
+class StartUpFailed(MatchError):
+    """Every bot of the match failed at start-up: no game could be more than defaults, so
+    none is played. The message is one line: the first bot's fault and how to look into it."""
+
+    def __init__(self, bot: Bot, fault: Fault) -> None:
+        line = f"every bot of the match failed at start-up, so no game was played; {bot.name} ({bot.path}): {fault.message}"
+        last = [text.strip() for text in (fault.stderr or "").splitlines() if text.strip()]
+        if last:
+            line += f"; its stderr ends: {last[-1][:EVIDENCE_CHARS]}"
+        super().__init__(f"{line}; run `arena bot check {bot.path}` to see why, and fix the bot or what it needs")
+        self.bot = bot
+        self.fault = fault
+
+
 class TimeLimits(msgspec.Struct, frozen=True):
     move_ms: int = 1000
     """Limit for one move; overrunning it draws on the bank."""
@@ -92,6 +110,9 @@ class GameSpec(msgspec.Struct, frozen=True):
     seed: int
     seats: list[int]
     """For each seat, the index of the bot (in ``MatchSpec.bots``) that sits there."""
+    game_no: int | None = None
+    """The game's number in its match (replays, ``new_game``); by default its index in
+    ``MatchSpec.games``. A resumed match plays only some games, under their own numbers."""
 
 
 class MatchSpec(msgspec.Struct, frozen=True):
@@ -118,7 +139,10 @@ class GameResult(msgspec.Struct, frozen=True):
 
 class MatchResult(msgspec.Struct, frozen=True):
     games: list[GameResult]
+    """Every game played, when asked for (``play_match(keep_games=True)``); else empty:
+    each game went to the observer as it ended, and the match kept nothing of it."""
     isolation: str
+    played: int = 0
 
 
 class Observer:
@@ -142,7 +166,11 @@ class _Player:
         self.stopping = False
         """Its process is being stopped already (a failed start-up)."""
         self.start_fault: Fault | None = None
+        """Why its latest start failed (None once a start succeeds)."""
         self.start_error: StartError | None = None
+        self.restarts = 0
+        self.out = False
+        """Crashed again after ``MAX_RESTARTS`` restarts: not started again in this match."""
         self.outbox: list[bytes] = []
         """Lines that wait for the next write: events ride with the next request, so a
         bot is woken once per decision, not twice."""
@@ -161,6 +189,11 @@ class _Player:
         tail = self.process.stderr_tail() if self.process else None
         return Fault(kind, message, text, tail or None)
 
+    def out_fault(self) -> Fault:
+        return Fault(
+            "crash", f"bot is not running ({self.dead}); not started again after {MAX_RESTARTS} restarts in this match"
+        )
+
 
 class _Seat:
     """One seat's standing within the game being played."""
@@ -178,17 +211,24 @@ class _Seat:
 
 
 async def play_match(
-    spec: MatchSpec, sandbox: Sandbox, observer: Observer | None = None, slots: trio.Semaphore | None = None
+    spec: MatchSpec,
+    sandbox: Sandbox,
+    observer: Observer | None = None,
+    slots: trio.Semaphore | None = None,
+    *,
+    keep_games: bool = True,
 ) -> MatchResult:
     """Start the bots, play every game of ``spec``, stop the bots (also when cancelled).
 
     ``slots`` are the machine's thinking slots, shared by every match running at once;
-    with ``spec.fair_time`` and none given, the match has one per core to itself.
+    with ``spec.fair_time`` and none given, the match has one per core to itself. Each
+    game goes to ``observer.game_over`` as it ends; with ``keep_games=False`` the match
+    keeps nothing of it (its memory stays flat however many games it plays).
     """
     if spec.fair_time and slots is None:
         slots = trio.Semaphore(os.cpu_count() or 1)
     referee = _Referee(spec, sandbox, observer or Observer(), slots if spec.fair_time else None)
-    return await referee.run()
+    return await referee.run(keep_games)
 
 
 class _Referee:
@@ -212,19 +252,30 @@ class _Referee:
         for g in spec.games:
             if len(g.seats) != self.seat_count or sorted(g.seats) != list(range(len(spec.bots))):
                 raise MatchError(f"game seats {g.seats} do not seat each of the {len(spec.bots)} bots once")
+        self.game_nos = [i if g.game_no is None else g.game_no for i, g in enumerate(spec.games)]
+        if any(n < 0 for n in self.game_nos) or any(a >= b for a, b in pairwise(self.game_nos)):
+            raise MatchError(f"game numbers {self.game_nos} do not increase from 0 or more")
         self.settings = self.game.parse_settings(spec.settings, self.seat_count)
         self.settings_dict: dict[str, Any] = msgspec.to_builtins(self.settings)
 
-    async def run(self) -> MatchResult:
+    async def run(self, keep_games: bool = True) -> MatchResult:
         results = []
+        played = 0
         async with trio.open_nursery() as nursery:
             try:
                 error = await self._start_all(nursery)
-                if error is None:
-                    for game_no, game_spec in enumerate(self.spec.games):
-                        result = await self._play_game(game_no, game_spec)
+                position = 0
+                while error is None and position < len(self.spec.games):
+                    result = await self._play_game(position)
+                    played += 1
+                    if keep_games:
                         results.append(result)
-                        self.observer.game_over(result)
+                    self.observer.game_over(result)
+                    del result
+                    position += 1
+                    if position < len(self.spec.games):
+                        error = await self._restart_crashed(nursery, position)
+                if error is None:
                     for player in self.players:
                         await self._send(player, encode(Bye()))
             finally:
@@ -237,34 +288,71 @@ class _Referee:
                 self._inbox.close()
         if error is not None:
             raise error  # out here, not wrapped in the nursery's exception group
-        return MatchResult(results, self.sandbox.isolation)
+        return MatchResult(results, self.sandbox.isolation, played)
 
     async def _start_all(self, nursery: trio.Nursery) -> Exception | None:
         """Start every bot at once; the error that stops the match before it begins, if any."""
         async with trio.open_nursery() as starting:
-            for index, player in enumerate(self.players):
-                starting.start_soon(self._start, player, index, nursery)
+            for player in self.players:
+                starting.start_soon(self._start, player, 0, nursery)
         for player in self.players:
             if player.start_error is not None:
                 return player.start_error
         refusals = [p.bot.name for p in self.players if p.dead == "refused"]
         if refusals:
             return MatchError(f"{', '.join(refusals)} refused to play {self.spec.game} (its hello answer)")
+        return self._all_failed()
+
+    async def _restart_crashed(self, nursery: trio.Nursery, position: int) -> Exception | None:
+        """Before the game at ``position`` (and its clocks): start afresh each bot that
+        crashed, or failed its start, up to ``MAX_RESTARTS`` times per match; a bot past
+        them is out of the match. The error that stops the match, if any."""
+        again = []
+        for player in self.players:
+            if player.dead is None or player.out:
+                continue
+            if player.process is not None:
+                self._inbox.discard(player.index)
+                if not player.stopping:  # frozen or gone: stopped in the background
+                    player.stopping = True
+                    nursery.start_soon(player.process.stop)
+            if player.restarts >= MAX_RESTARTS:
+                player.out = True
+            else:
+                again.append(player)
+        if not again:
+            return None
+        async with trio.open_nursery() as starting:
+            for player in again:
+                player.restarts += 1
+                player.process, player.stopping, player.dead, player.start_fault = None, False, None, None
+                starting.start_soon(self._start, player, position, nursery)
+        for player in again:
+            if player.start_error is not None:
+                return player.start_error
+        return self._all_failed()
+
+    def _all_failed(self) -> Exception | None:
+        """When no bot could be started, ``StartUpFailed`` with the first one's fault."""
+        if all(p.start_fault is not None for p in self.players):
+            fault = self.players[0].start_fault
+            assert fault is not None
+            return StartUpFailed(self.players[0].bot, fault)
         return None
 
     # --- sessions ---------------------------------------------------------------------
 
-    async def _start(self, player: _Player, index: int, nursery: trio.Nursery) -> None:
-        """Start one bot and shake hands, within the start-up limit."""
-        first_seat = self.spec.games[0].seats.index(index)
+    async def _start(self, player: _Player, position: int, nursery: trio.Nursery) -> None:
+        """Start one bot for the games from ``position`` on and shake hands, within the
+        start-up limit."""
         hello = Hello(
             protocol=PROTOCOL_VERSION,
             game=self.spec.game,
             settings=self.settings_dict,
-            seat=first_seat,
+            seat=self.spec.games[position].seats.index(player.index),
             players=self.seat_count,
             limits=Limits(self.limits.move_ms, self.limits.bank_ms, self.limits.startup_ms, self.spec.max_line),
-            games=len(self.spec.games),
+            games=len(self.spec.games) - position,
         )
         line: bytes | None = None
         with trio.move_on_after(self.limits.startup_ms / 1000) as scope:
@@ -286,6 +374,10 @@ class _Referee:
             else:
                 if not isinstance(reply, HelloReply):
                     self._start_failed(player, "malformed", "first answer must be a hello", line)
+                elif not reply.accept and player.restarts:
+                    self._start_failed(
+                        player, "malformed", f"refused to play {self.spec.game} when started again", line
+                    )
                 elif not reply.accept:
                     player.dead = "refused"
                 else:
@@ -321,7 +413,8 @@ class _Referee:
 
     # --- games ------------------------------------------------------------------------
 
-    async def _play_game(self, game_no: int, game_spec: GameSpec) -> GameResult:
+    async def _play_game(self, position: int) -> GameResult:
+        game_spec, game_no = self.spec.games[position], self.game_nos[position]
         game = self.game
         seats = [_Seat(self.players[i], self.limits.bank_ms) for i in game_spec.seats]
         players = len(seats)
@@ -343,8 +436,9 @@ class _Referee:
         for seat_no, seat in enumerate(seats):
             player = seat.player
             player.dropped = 0
-            if player.start_fault is not None:
-                self._disqualify(seat, seat_no, player.start_fault, replay)
+            if player.dead is not None:  # its start failed, or it is out of the match
+                fault = player.start_fault if player.start_fault is not None and not player.out else player.out_fault()
+                self._disqualify(seat, seat_no, fault, replay)
             player.outbox.append(encode(NewGame(game_no, seat_no, players, self.settings_dict)))
         state, events = game.start(self.settings, players, game_spec.seed)
         self._publish(game_no, seats, events, replay)

@@ -6,18 +6,30 @@ old database keeps working. Every finished game is committed on its own, at once
 tournament killed at any moment loses nothing it finished and counts nothing twice
 (``UNIQUE (tournament_id, match_no, game_no)``). The file runs in WAL mode, so readers
 (a leaderboard, the web) never block the tournament writing to it.
+
+Bot snapshots live beside the file, in ``<db>-bots/`` (``arena-bots/`` for ``arena.db``),
+and the database names them relative to that folder: the two move, and are backed up,
+together. A tournament is run by one arena at a time, which holds its lease. Every
+failure of the file itself (damaged, disk full, no write access, locked) is a
+``StoreError`` naming the file and what to do.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import os
+import secrets
+import socket
 import sqlite3
 import stat
+import threading
+import time
 import urllib.parse
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -107,12 +119,48 @@ MIGRATIONS.append(
     CREATE INDEX game_seats_faulty ON game_seats (bot_id) WHERE timeouts + crashes + malformed + illegal > 0;
     """
 )
+MIGRATIONS.append(
+    # 3: a bot's snapshot path relative to the database's `<db>-bots/` folder (it was as
+    # `bot add` saw it: relative to the folder it ran in, or absolute), so the database
+    # works from any folder and after a move. Every snapshot was `<db>-bots/NAME-VERSION-
+    # HASH12`: a path ending so is kept as that last part; any other is left as it is.
+    # And a lease on each tournament: the arena running it (host:pid:start) and when it
+    # last said so, so that two arenas never run one tournament at once.
+    """
+    UPDATE bots SET path = name || '-' || version || '-' || substr(hash, 1, 12)
+        WHERE substr(path, -length(name || '-' || version || '-' || substr(hash, 1, 12)) - 1)
+              = '/' || name || '-' || version || '-' || substr(hash, 1, 12);
+    ALTER TABLE tournaments ADD COLUMN lease_owner TEXT;
+    ALTER TABLE tournaments ADD COLUMN lease_beat REAL;
+    """
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
 
 
+LEASE_TIMEOUT = 90.0
+"""Seconds without a heartbeat after which another arena may take a tournament over."""
+LEASE_BEAT = 10.0
+"""Seconds between the heartbeats of the arena running a tournament."""
+
+
 class StoreError(ValueError):
     """A request the store refuses, with a message that says why and what to do."""
+
+
+def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
+    """How versions order, for a bare ``NAME``: part by part, split on dots, each part by
+    the number it starts with (1.10 is above 1.2), a part with text after its number
+    below the bare number (1.10-beta is below 1.10), text after a number compared as text
+    (a part without a number is below every number); a version that is another one with
+    more parts is above it (1.10.1 is above 1.10)."""
+    key = []
+    for part in version.split("."):
+        digits = len(part) - len(part.lstrip("0123456789"))
+        number = int(part[:digits]) if digits else -1
+        rest = part[digits:]
+        key.append((number, 0 if rest else 1, rest))
+    return tuple(key)
 
 
 class StoredBot(msgspec.Struct, frozen=True):
@@ -130,6 +178,12 @@ class StoredBot(msgspec.Struct, frozen=True):
         return f"{self.name}:{self.version}"
 
     def load(self) -> Bot:
+        if not os.path.isdir(self.path):
+            folder = os.path.dirname(self.path)
+            raise StoreError(
+                f"{self.ref}: its stored snapshot {self.path} is missing: restore {folder}/ (it is kept beside"
+                f" the database and moves with it) from a backup, or `arena bot add` the bot's folder again"
+            )
         return load_bot(self.path)
 
 
@@ -220,6 +274,74 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def _code(exc: sqlite3.Error) -> int:
+    """SQLite's primary result code of an error (0 when it has none)."""
+    return int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+
+
+def _user_name() -> str:
+    try:
+        import pwd
+
+        return f"user {pwd.getpwuid(os.geteuid()).pw_name}"
+    except (ImportError, KeyError):
+        return f"uid {os.geteuid()}"
+
+
+def _process_start(pid: int) -> str:
+    """When a process started (clock ticks since boot), "" when there is no such process:
+    with the pid, it tells a process from a later one given the same pid."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as file:
+            return file.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _me() -> str:
+    """This process: ``host:pid:start``."""
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_process_start(pid)}"
+
+
+def _owner_parts(owner: str) -> tuple[str, int, str]:
+    """``host:pid:start:store`` (a host name holds no colon) as host, pid and start."""
+    host, pid, start, _ = (owner.rsplit(":", 3) + ["", "", ""])[:4]
+    return host, int(pid) if pid.isdigit() else 0, start
+
+
+def _holds(owner: str, beat: float | None) -> bool:
+    """Whether the arena ``owner`` still holds its lease: it said so within
+    ``LEASE_TIMEOUT`` and, on this host, its process is still the one that took it."""
+    if beat is None or time.time() - beat > LEASE_TIMEOUT:
+        return False
+    host, pid, start = _owner_parts(owner)
+    if host != socket.gethostname():
+        return True
+    started = _process_start(pid)
+    return bool(started) and started == start
+
+
+def _beat(path: Path, tournament_id: int, owner: str, stop: threading.Event) -> None:
+    """Renew this process's lease on a tournament until ``stop`` (a thread of its own,
+    with a connection of its own: the store's is busy storing games)."""
+    try:
+        db = sqlite3.connect(path, isolation_level=None, timeout=LEASE_BEAT)
+    except sqlite3.Error:
+        return
+    try:
+        while not stop.wait(LEASE_BEAT):
+            try:
+                db.execute(
+                    "UPDATE tournaments SET lease_beat = ? WHERE id = ? AND lease_owner = ?",
+                    (time.time(), tournament_id, owner),
+                )
+            except sqlite3.Error:  # a full disk, a lock: the next beat tries again
+                pass
+    finally:
+        db.close()
+
+
 class Store:
     """One open database (default ``arena.db``), with bot snapshots in ``<db>-bots/``."""
 
@@ -228,18 +350,27 @@ class Store:
 
         ``read_only`` opens an existing file with SQLite's ``mode=ro``: nothing is created,
         migrated or written (``cache_board`` does nothing), so a reader such as the web
-        server can never disturb a tournament writing to the same file.
+        server can never disturb a tournament writing to the same file, and a user who may
+        not write the file or its folder (or a read-only file system) can still read it.
         """
         self.path = Path(path)
         self.read_only = read_only
+        self.immutable = False
+        """Opened with ``immutable=1``: see ``_connect_read_only``."""
+        self._absolute = Path(os.path.abspath(self.path))
+        self.snapshots = self._absolute.with_name(f"{self._absolute.stem}-bots")
+        """``<db>-bots/``: the bot snapshots, named in the database relative to it."""
+        self._leases: set[int] = set()
+        self.owner = f"{_me()}:{secrets.token_hex(4)}"
+        """This store as a lease holder: ``host:pid:start:token``."""
+        self._beats: dict[int, tuple[threading.Event, threading.Thread]] = {}
         if self.path.is_dir():
             raise StoreError(f"{path}: is a folder, not a database file")
         try:
             # One thread at a time, but not always the same one (a tournament writes from a
             # worker thread while its event loop runs).
             if read_only:
-                uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
-                self.db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30, check_same_thread=False)
+                self.db = self._connect_read_only()
                 try:
                     self._check_version()
                 except BaseException:
@@ -247,17 +378,120 @@ class Store:
                     raise
             else:
                 self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
-                self.db.execute("PRAGMA journal_mode = WAL")
-                self.db.execute("PRAGMA synchronous = NORMAL")
-                self.db.execute("PRAGMA foreign_keys = ON")
-                self._migrate()
+                try:
+                    self.db.execute("PRAGMA journal_mode = WAL")
+                    self.db.execute("PRAGMA synchronous = NORMAL")
+                    self.db.execute("PRAGMA foreign_keys = ON")
+                    self._migrate()
+                except BaseException:
+                    self.db.close()
+                    raise
+        except sqlite3.Error as exc:
+            if _code(exc) == sqlite3.SQLITE_NOTADB:
+                raise StoreError(
+                    f"{path}: not an arena database ({exc}): --db names another file; if it was one, it is"
+                    f" damaged: restore it from a backup"
+                ) from None
+            raise self._fault(exc) from None
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """``mode=ro``; in WAL mode that needs ``<db>-shm`` beside the file, which a user who
+        may not write the folder (or a read-only file system) cannot make. Then, if there
+        is no ``<db>-wal`` with anything in it, every committed game is in the file itself
+        and no arena is writing (a writer makes the -wal first): ``immutable=1`` reads it
+        without the -shm. A web server checks ``sees_everything`` before reusing it."""
+        uri = f"file:{urllib.parse.quote(str(self._absolute))}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30, check_same_thread=False)
+        try:
+            db.execute("PRAGMA user_version").fetchone()
+            return db
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"{path}: cannot open the database ({exc}): is another arena changing it?") from None
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: not an arena database ({exc})") from None
-        self.snapshots = self.path.with_name(f"{self.path.stem}-bots")
+            db.close()
+            if _code(exc) not in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) or not os.access(
+                self._absolute, os.R_OK
+            ):
+                raise
+            if self._wal_size() > 0:
+                raise StoreError(
+                    f"{self.path}: cannot read the games in {self.path}-wal: SQLite needs {self.path}-shm beside"
+                    f" it and {self._why_not_writable()[0] or 'it cannot be made'}: as a user who may write that"
+                    f" folder, fold the -wal into the database once: sqlite3 {self.path} 'PRAGMA wal_checkpoint(TRUNCATE)'"
+                ) from None
+        self.immutable = True
+        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+
+    def _wal_size(self) -> int:
+        try:
+            return os.stat(f"{self._absolute}-wal").st_size
+        except OSError:
+            return 0
+
+    def sees_everything(self) -> bool:
+        """False when this read-only connection ignores what arenas write (it was opened
+        ``immutable`` and a writer has since started a -wal): open a new one."""
+        return not self.immutable or self._wal_size() == 0
+
+    def _why_not_writable(self) -> tuple[str, str]:
+        """Why this user cannot write the database, and what to do, in words; ("", "")
+        when nothing says so."""
+        folder = self._absolute.parent
+        try:
+            if os.statvfs(folder).f_flag & os.ST_RDONLY:
+                return f"{folder} is on a read-only file system", "run it on a copy on a writable disk"
+        except OSError:
+            pass
+        user = _user_name()
+        fix = "run it as a user who may write both the file and its folder, or on a copy"
+        if self._absolute.exists() and not os.access(self._absolute, os.W_OK):
+            return f"{user} has no permission to write it", fix
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return (
+                f"{user} has no permission to write its folder {folder}"
+                f" (SQLite keeps {self._absolute.name}-wal and -shm beside it)"
+            ), fix
+        return "", ""
+
+    def _fault(self, exc: sqlite3.Error) -> StoreError:
+        """The failure of the file itself, as one line naming it and what to do."""
+        code = _code(exc)
+        where = self.path
+        if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            return StoreError(
+                f"{where}: the database is damaged ({exc}): restore it from a backup (README: backing up a"
+                f" league), or save what it still holds with `sqlite3 {where} \".recover\" | sqlite3 recovered.db`"
+                " and use recovered.db"
+            )
+        if code == sqlite3.SQLITE_FULL:
+            return StoreError(
+                f"{where}: the disk is full ({exc}): free some space, then run the command again (what was"
+                " stored is kept; a tournament goes on with `arena tournament run --resume --name NAME`)"
+            )
+        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
+            if code == sqlite3.SQLITE_CANTOPEN and not self._absolute.parent.is_dir():
+                return StoreError(f"{where}: cannot open the database: its folder does not exist")
+            if self._absolute.exists() and not os.access(self._absolute, os.R_OK):
+                return StoreError(f"{where}: cannot read the database: {_user_name()} has no permission to read it")
+            reason, fix = self._why_not_writable()
+            if reason:
+                return StoreError(
+                    f"{where}: cannot write the database ({exc}): {reason}: {fix} (the commands that only read,"
+                    " such as `arena leaderboard`, work as they are)"
+                )
+        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return StoreError(
+                f"{where}: the database stayed locked for 30 s ({exc}): another arena is writing to it;"
+                " run this again when it is done"
+            )
+        if code == sqlite3.SQLITE_IOERR:
+            return StoreError(
+                f"{where}: the disk failed ({exc}): check it has space and is healthy, then run the command"
+                " again (what was stored is kept)"
+            )
+        return StoreError(f"{where}: {exc}")
 
     def close(self) -> None:
+        for tournament_id in list(self._leases):
+            self.release_lease(tournament_id)
         self.db.close()
 
     def __enter__(self) -> Store:
@@ -275,9 +509,10 @@ class Store:
             raise StoreError(
                 f"{self.path}: schema version {version}, this arena reads {SCHEMA_VERSION}"
                 + (
-                    f": any arena command migrates it (`arena games --db {self.path}`)"
+                    ": run a writing command on it once to migrate it (`arena tournament run` or"
+                    f" `arena bot add BOT_DIR --db {self.path}`)"
                     if version < SCHEMA_VERSION
-                    else ""
+                    else ": a newer arena made it"
                 )
             )
 
@@ -297,20 +532,23 @@ class Store:
     def add_bot(self, folder: str | Path) -> StoredBot:
         """Store an immutable snapshot of a bot folder under its name and version.
 
-        The same code again is a no-op; other code under a stored name and version is
-        refused: a new version is a new entry, so every rating refers to exact code.
+        The same code again is a no-op, or repairs the entry when its snapshot is missing
+        (or was stored somewhere else by an older arena); other code under a stored name
+        and version is refused: a new version is a new entry, so every rating refers to
+        exact code.
         """
         bot = load_bot(folder)
         digest = content_hash(bot.path)
         existing = self._bot_row("name = ? AND version = ?", (bot.name, bot.version))
-        if existing is not None:
-            if existing.hash != digest:
-                raise StoreError(
-                    f"{folder}: {bot.name} {bot.version} is already stored with other code"
-                    f" (hash {existing.hash[:12]}, this folder {digest[:12]}): raise `version` in bot.toml"
-                )
+        if existing is not None and existing.hash != digest:
+            raise StoreError(
+                f"{folder}: {bot.name} {bot.version} is already stored with other code"
+                f" (hash {existing.hash[:12]}, this folder {digest[:12]}): raise `version` in bot.toml"
+            )
+        name = f"{bot.name}-{bot.version}-{digest[:12]}"
+        target = self.snapshots / name
+        if existing is not None and Path(existing.path) == target and target.is_dir():
             return existing
-        target = self.snapshots / f"{bot.name}-{bot.version}-{digest[:12]}"
         if not target.exists():
             self.snapshots.mkdir(parents=True, exist_ok=True)
             partial = target.with_name(target.name + ".partial")
@@ -324,30 +562,37 @@ class Store:
             except BaseException:
                 remove_tree(partial)
                 raise
+        bot_id: int | None
         with self._transaction():
-            cursor = self.db.execute(
-                "INSERT INTO bots (name, version, hash, path, language, games, added) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    bot.name,
-                    bot.version,
-                    digest,
-                    str(target),
-                    bot.manifest.language,
-                    json.dumps(bot.manifest.games),
-                    now(),
-                ),
-            )
-        stored = self._bot_row("id = ?", (cursor.lastrowid,))
+            if existing is not None:  # its snapshot was missing: made again, from the same code
+                self.db.execute("UPDATE bots SET path = ? WHERE id = ?", (name, existing.id))
+                bot_id = existing.id
+            else:
+                cursor = self.db.execute(
+                    "INSERT INTO bots (name, version, hash, path, language, games, added) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        bot.name,
+                        bot.version,
+                        digest,
+                        name,
+                        bot.manifest.language,
+                        json.dumps(bot.manifest.games),
+                        now(),
+                    ),
+                )
+                bot_id = cursor.lastrowid
+        stored = self._bot_row("id = ?", (bot_id,))
         assert stored is not None
         return stored
 
     def get_bot(self, ref: str) -> StoredBot:
-        """A stored bot by ``NAME`` (its latest version) or ``NAME:VERSION``."""
+        """A stored bot by ``NAME`` (its highest version, by ``version_key``) or ``NAME:VERSION``."""
         name, _, version = ref.partition(":")
         if version:
             found = self._bot_row("name = ? AND version = ?", (name, version))
         else:
-            found = self._bot_row("name = ? ORDER BY id DESC LIMIT 1", (name,))
+            versions = self._bot_rows("name = ? ORDER BY id", (name,))
+            found = max(versions, key=lambda b: version_key(b.version), default=None)
         if found is None:
             raise StoreError(f"no bot {ref!r} in {self.path} (`arena bot list` shows them; a folder path adds one)")
         return found
@@ -371,9 +616,12 @@ class Store:
         return rows[0] if rows else None
 
     def _bot_rows(self, where: str, args: Sequence[Any]) -> list[StoredBot]:
+        """Rows as ``StoredBot`` with the snapshot's full path: stored relative to
+        ``<db>-bots/`` (an older arena's path that migration could not map stays as it was)."""
         query = f"SELECT id, name, version, hash, path, language, games, added FROM bots WHERE {where}"
         return [
-            StoredBot(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7]) for r in self.db.execute(query, args)
+            StoredBot(r[0], r[1], r[2], r[3], str(self.snapshots / r[4]), r[5], json.loads(r[6]), r[7])
+            for r in self.db.execute(query, args)
         ]
 
     # --- tournaments -----------------------------------------------------------------
@@ -381,14 +629,18 @@ class Store:
     def create_tournament(
         self, name: str, game: str, variant: str, settings: dict[str, Any], seed: int, config: dict[str, Any]
     ) -> Tournament:
+        exists = StoreError(f"a tournament named {name!r} exists: --resume finishes it, or choose another --name")
         if self.get_tournament(name) is not None:
-            raise StoreError(f"a tournament named {name!r} exists: --resume finishes it, or choose another --name")
-        with self._transaction():
-            self.db.execute(
-                "INSERT INTO tournaments (name, game, variant, settings, seed, config, status, created)"
-                " VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
-                (name, game, variant, json.dumps(settings), seed, json.dumps(config), now()),
-            )
+            raise exists
+        try:
+            with self._transaction():
+                self.db.execute(
+                    "INSERT INTO tournaments (name, game, variant, settings, seed, config, status, created)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+                    (name, game, variant, json.dumps(settings), seed, json.dumps(config), now()),
+                )
+        except sqlite3.IntegrityError:  # another arena created it a moment ago
+            raise exists from None
         found = self.get_tournament(name)
         assert found is not None
         return found
@@ -407,17 +659,90 @@ class Store:
         return [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY id")]
 
     def set_status(self, tournament_id: int, status: str) -> None:
+        """Unless another arena holds the tournament's lease (this one lost it)."""
         finished = now() if status == "finished" else None
         with self._transaction():
             self.db.execute(
-                "UPDATE tournaments SET status = ?, finished = ? WHERE id = ?", (status, finished, tournament_id)
+                "UPDATE tournaments SET status = ?, finished = ? WHERE id = ?"
+                " AND (lease_owner IS NULL OR lease_owner = ?)",
+                (status, finished, tournament_id, self.owner),
             )
+
+    # --- leases: one arena runs a tournament at a time ---------------------------------
+
+    def take_lease(self, tournament_id: int) -> None:
+        """Hold the tournament for this process, or refuse with one line naming the arena
+        that runs it. A lease is taken over when its holder is dead (a pid gone, or
+        another process under that pid, on this host) or silent for ``LEASE_TIMEOUT``."""
+        with self._transaction():
+            row = self.db.execute(
+                "SELECT name, lease_owner, lease_beat FROM tournaments WHERE id = ?", (tournament_id,)
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"no tournament {tournament_id} in {self.path}")
+            name, owner, beat = row
+            if owner is not None and owner != self.owner and _holds(owner, beat):
+                host, pid, _ = _owner_parts(owner)
+                raise StoreError(
+                    f"tournament {name!r} is being run by another arena (pid {pid} on {host}, heard from"
+                    f" {max(0.0, time.time() - (beat or 0)):.0f} s ago): one run at a time; let it finish, or"
+                    f" stop it and then --resume (a lease silent for {LEASE_TIMEOUT:.0f} s is taken over)"
+                )
+            self.db.execute(
+                "UPDATE tournaments SET lease_owner = ?, lease_beat = ? WHERE id = ?",
+                (self.owner, time.time(), tournament_id),
+            )
+        self._leases.add(tournament_id)
+
+    def release_lease(self, tournament_id: int) -> None:
+        """Give the tournament up (quietly, whatever the file's state: a lease left behind
+        by this process is taken over once it has ended)."""
+        self._leases.discard(tournament_id)
+        stop, thread = self._beats.pop(tournament_id, (None, None))
+        if stop is not None and thread is not None:
+            stop.set()
+            thread.join()
+        try:
+            with self._transaction():
+                self.db.execute(
+                    "UPDATE tournaments SET lease_owner = NULL, lease_beat = NULL WHERE id = ? AND lease_owner = ?",
+                    (tournament_id, self.owner),
+                )
+        except sqlite3.Error:
+            pass
+
+    @contextmanager
+    def lease(self, tournament_id: int) -> Iterator[None]:
+        """Hold the tournament while the block runs, renewing the lease every
+        ``LEASE_BEAT`` seconds from a thread with its own connection."""
+        self.take_lease(tournament_id)
+        stop = threading.Event()
+        thread = threading.Thread(
+            target=_beat, args=(self._absolute, tournament_id, self.owner, stop), daemon=True, name="arena-lease"
+        )
+        self._beats[tournament_id] = (stop, thread)
+        thread.start()
+        try:
+            yield
+        finally:
+            self.release_lease(tournament_id)
 
     # --- games -----------------------------------------------------------------------
 
     def save_game(self, record: GameRecord) -> int:
-        """Commit one finished game, its seats and its replay, all or nothing."""
+        """Commit one finished game, its seats and its replay, all or nothing; refused
+        when another arena has taken over the tournament this store held."""
         with self._transaction():
+            if record.tournament_id in self._leases:
+                row = self.db.execute(
+                    "SELECT lease_owner FROM tournaments WHERE id = ?", (record.tournament_id,)
+                ).fetchone()
+                if row is None or row[0] != self.owner:
+                    self._leases.discard(record.tournament_id)
+                    raise StoreError(
+                        f"{self.path}: another arena has taken over this tournament (this one was silent for"
+                        f" {LEASE_TIMEOUT:.0f} s): this run stops; the games it stored are kept"
+                    )
             cursor = self.db.execute(
                 "INSERT INTO games (tournament_id, match_no, game_no, deal, seed, game, variant, players, rounds,"
                 " wall_ms, started, replay, seat_bots, seat_ranks, seat_scores)"
@@ -683,6 +1008,30 @@ class Store:
         query = """SELECT game_id, seat FROM game_seats
                    WHERE bot_id = ? AND timeouts + crashes + malformed + illegal > 0 ORDER BY game_id DESC LIMIT ?"""
         return [(r[0], r[1]) for r in self.db.execute(query, (bot_id, limit))]
+
+
+def _faults_named(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` with SQLite's own errors (a damaged file, a full disk, no write access)
+    turned into a ``StoreError`` naming the file and what to do."""
+
+    @functools.wraps(method)
+    def named(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            raise  # a mistake in our code, not the file's: a traceback is right
+        except sqlite3.Error as exc:
+            raise self._fault(exc) from None
+
+    return named
+
+
+# Every method, so that no caller ever sees a raw sqlite3 error; each materialises its
+# rows before it returns, so errors met while reading them are caught here too.
+for _name, _method in list(vars(Store).items()):
+    if callable(_method) and not isinstance(_method, staticmethod) and not _name.startswith("__"):
+        if _name not in ("_fault", "_why_not_writable", "_connect_read_only", "lease"):
+            setattr(Store, _name, _faults_named(_method))
 
 
 def _scope(

@@ -9,8 +9,11 @@ does not hold, from the same schedule and the same deal seeds.
 from __future__ import annotations
 
 import os
+import signal
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from types import FrameType
+from typing import Any, TypeVar
 
 import msgspec
 import trio
@@ -41,6 +44,50 @@ class Progress:
 
     def game_stored(self, result: GameResult, bots: list[StoredBot]) -> None:
         pass
+
+
+T = TypeVar("T")
+INTERRUPTING = (signal.SIGINT, signal.SIGTERM)
+"""Signals that stop a tournament in order (Ctrl-C, and what a service manager or
+``kill`` sends): every match stops its bots, every finished game is stored."""
+
+
+async def until_interrupted(run: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``await run(*args)``; on SIGINT or SIGTERM, cancel it (the matches' teardown runs
+    as for any cancellation, at a checkpoint, never half-way through starting a bot),
+    then raise ``KeyboardInterrupt``. Only the first signal is caught: a second one
+    during the teardown interrupts at once, as Ctrl-C does anywhere (the watchdog still
+    removes what the arena leaves)."""
+    done: list[T] = []
+    async with trio.open_nursery() as nursery:
+
+        async def watch(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+            with trio.open_signal_receiver(*INTERRUPTING) as signals:
+                task_status.started()
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+        await nursery.start(watch)
+        done.append(await run(*args))
+        nursery.cancel_scope.cancel()
+    if not done:
+        raise KeyboardInterrupt
+    return done[0]
+
+
+def sigterm_as_ctrl_c() -> None:
+    """From now on SIGTERM does what Ctrl-C does (outside ``until_interrupted`` too: while
+    images are built, say), instead of ending the process where it stands."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        ctrl_c = signal.getsignal(signal.SIGINT)  # Trio's own while it runs: it knows where to raise
+        if callable(ctrl_c):
+            ctrl_c(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
 
 
 def schedule_of(tournament: Tournament, config: TournamentConfig) -> list[Match]:
@@ -74,16 +121,17 @@ async def run_tournament(
         if not remaining:
             return
         async with matches:
-            observer = _Recorder(writer, tournament, match, remaining, bots, progress)
+            observer = _Recorder(writer, tournament, match, bots, progress)
             spec = MatchSpec(
                 tournament.game,
                 tournament.settings,
                 [loaded[b] for b in match.bots],
-                [match.games[i] for i in remaining],
+                [msgspec.structs.replace(match.games[i], game_no=i) for i in remaining],
                 config.limits,
                 fair_time=config.fair_time,
             )
-            await play_match(spec, sandbox, observer, slots if config.fair_time else None)
+            # Each game goes to the writer as it ends; the match keeps none (flat memory).
+            await play_match(spec, sandbox, observer, slots if config.fair_time else None, keep_games=False)
             played += observer.stored
 
     async with trio.open_nursery() as outer:
@@ -130,21 +178,19 @@ class _Recorder(Observer):
         writer: _Writer,
         tournament: Tournament,
         match: Match,
-        remaining: list[int],
         bots: list[StoredBot],
         progress: Progress,
     ) -> None:
         self.writer = writer
         self.tournament = tournament
         self.match = match
-        self.remaining = remaining
         self.match_bots = [bots[b] for b in match.bots]
         self.progress = progress
         self.stored = 0
         self.clock = time.perf_counter()
 
     def game_over(self, result: GameResult) -> None:
-        game_no = self.remaining[result.game_no]
+        game_no = result.game_no  # its number in the match, also for a resumed match
         elapsed = time.perf_counter() - self.clock
         self.clock = time.perf_counter()
         header = result.replay[0]

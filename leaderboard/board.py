@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 import numpy as np
+from rich.console import Console
 from rich.table import Table
 
 from arena.store import Store
@@ -159,29 +160,94 @@ def los_matrix(
     return [names[int(b)] for b in bots], matrix
 
 
-def render_table(rows: list[Row], title: str = "Leaderboard") -> Table:
+FAULT_LABELS = (("timeouts", "timeout"), ("crashes", "crash"), ("malformed", "malformed"), ("illegal", "illegal"))
+"""Row fields of the fault kinds, and how a table names them."""
+
+_MEASURE = Console(width=100_000, file=io.StringIO(), highlight=False)
+"""Measures tables (their natural width); prints nothing."""
+
+
+def _faults(row: Row, detail: bool) -> str:
+    if not row.faults or not detail:
+        return str(row.faults)
+    kinds = ", ".join(f"{getattr(row, field)} {label}" for field, label in FAULT_LABELS if getattr(row, field))
+    return f"{row.faults} ({kinds})"
+
+
+def _board(rows: list[Row], title: str, columns: tuple[str, ...], detail: bool, fold: bool) -> Table:
     table = Table(title=title)
-    for column in ("#", "bot", "Elo", "95% CI", "games", "wins", "score/rd", "faults"):
-        table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
+    for column in columns:
+        if column == "bot":
+            table.add_column("bot", no_wrap=not fold, overflow="fold")
+        else:
+            table.add_column(column, justify="right", no_wrap=True)
     for r in rows:
-        faults = f"{r.faults}" + (
-            f" ({r.timeouts} t, {r.crashes} c, {r.malformed} m, {r.illegal} i)" if r.faults else ""
-        )
-        table.add_row(
-            str(r.rank),
-            r.bot,
-            f"{r.elo:.0f}",
-            f"{r.low:.0f}–{r.high:.0f}",
-            str(r.games),
-            str(r.wins),
-            f"{r.penalty_per_round:.2f}",
-            faults,
-        )
+        cells = {
+            "#": str(r.rank),
+            "bot": r.bot,
+            "Elo": f"{r.elo:.0f}",
+            "95% CI": f"{r.low:.0f}–{r.high:.0f}",
+            "games": str(r.games),
+            "wins": str(r.wins),
+            "score/rd": f"{r.penalty_per_round:.2f}",
+            "faults": _faults(r, detail),
+        }
+        table.add_row(*(cells[c] for c in columns))
     return table
+
+
+WIDEST = ("#", "bot", "Elo", "95% CI", "games", "wins", "score/rd", "faults")
+NARROWER = (
+    (WIDEST, True),
+    (WIDEST, False),
+    (("#", "bot", "Elo", "95% CI", "games", "wins", "faults"), False),
+    (("#", "bot", "Elo", "95% CI", "games", "faults"), False),
+    (("#", "bot", "Elo", "95% CI", "games"), False),
+)
+"""The columns of a table and whether faults are shown by kind, widest first: to fit a
+narrow terminal it gives up, in order, the faults by kind (the total stays), the score
+per round, the wins, the faults. Rank, bot, Elo, its interval and games always stay; a
+bot's name folds onto a second line rather than being cut."""
+
+
+def render_table(rows: list[Row], title: str = "Leaderboard", width: int | None = None) -> Table:
+    """The board as a table: every column when ``width`` is None, else the most that fits
+    in ``width`` columns (see ``NARROWER``)."""
+    if width is None:
+        return _board(rows, title, WIDEST, True, False)
+    for columns, detail in NARROWER:
+        table = _board(rows, title, columns, detail, False)
+        if natural_width(table) <= width:
+            return table
+    return _board(rows, title, NARROWER[-1][0], False, True)
+
+
+def natural_width(renderable: Any) -> int:
+    """The columns ``renderable`` takes when nothing constrains it."""
+    return _MEASURE.measure(renderable).maximum
 
 
 def render_json(rows: list[Row]) -> str:
     return msgspec.json.format(msgspec.json.encode(rows).decode(), indent=2)
+
+
+Los = tuple[list[str], list[list[float]]]
+"""``los_matrix``: the bots, and ``matrix[i][j]``, the chance bot i is better than bot j."""
+
+
+def boards_json(boards: dict[str, list[Row]], los: dict[str, Los] | None = None) -> str:
+    """``{"game/variant": [row, ...]}``; with ``los``, each row also holds ``"los"``:
+    ``{other bot: the chance this bot is better}``."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for kind, rows in boards.items():
+        out[kind] = [msgspec.to_builtins(r) for r in rows]
+        if los is not None:
+            bots, matrix = los.get(kind, ([], []))
+            against = {b: dict(zip(bots, values, strict=True)) for b, values in zip(bots, matrix, strict=True)}
+            for row in out[kind]:
+                mine = against.get(row["bot"], {})
+                row["los"] = {b: round(p, 4) for b, p in mine.items() if b != row["bot"]}
+    return msgspec.json.format(msgspec.json.encode(out).decode(), indent=2)
 
 
 def render_csv(rows: list[Row]) -> str:
@@ -194,11 +260,41 @@ def render_csv(rows: list[Row]) -> str:
     return out.getvalue()
 
 
-def render_los(bots: list[str], matrix: list[list[float]]) -> Table:
-    table = Table(title="Likelihood of superiority (row better than column)")
-    table.add_column("")
-    for b in bots:
-        table.add_column(b, justify="right")
+def boards_csv(boards: dict[str, list[Row]]) -> str:
+    """Every board in one CSV: ``game`` (``game/variant``), then a row's fields."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    fields = list(Row.__struct_fields__)
+    writer.writerow(["game", *fields])
+    for kind, rows in boards.items():
+        for r in rows:
+            writer.writerow([kind, *(getattr(r, f) for f in fields)])
+    return out.getvalue()
+
+
+def los_csv(los: dict[str, Los]) -> str:
+    """The likelihood of superiority as CSV, one row per ordered pair of bots of a board:
+    ``game,bot,opponent,los`` (the chance ``bot`` is better than ``opponent``), bots in
+    the board's order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["game", "bot", "opponent", "los"])
+    for kind, (bots, matrix) in los.items():
+        for bot, values in zip(bots, matrix, strict=True):
+            for other, p in zip(bots, values, strict=True):
+                if other != bot:
+                    writer.writerow([kind, bot, other, round(p, 4)])
+    return out.getvalue()
+
+
+def render_los(bots: list[str], matrix: list[list[float]], title: str = "") -> Table:
+    """The matrix with numbered columns (a column's number is its row's ``#``), so that it
+    stays narrow however long the names."""
+    table = Table(title=title or "Likelihood of superiority (row better than column #)")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("bot", overflow="fold")
+    for number in range(1, len(bots) + 1):
+        table.add_column(str(number), justify="right", no_wrap=True)
     for row, (b, values) in enumerate(zip(bots, matrix, strict=True)):
-        table.add_row(b, *("" if column == row else f"{v:.2f}" for column, v in enumerate(values)))
+        table.add_row(str(row + 1), b, *("" if column == row else f"{v:.2f}" for column, v in enumerate(values)))
     return table

@@ -243,3 +243,77 @@ def test_check_in_docker(docker_sandbox: object) -> None:
     result = check(str(SAMPLES / "random"), sandbox="docker", timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "docker" in result.stdout and "FAIL" not in result.stdout
+
+
+# --- hints that name the fix (issue 12) ----------------------------------------------------
+
+ANSWERING = (
+    HANDSHAKE
+    + """
+    elif message["type"] == "request":
+        print(json.dumps(ANSWER(message)), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+)
+
+
+def answering(answer: str) -> str:
+    """A bot that answers every request with ``answer``, an expression of ``message``."""
+    return f"ANSWER = lambda message: {answer}\n" + ANSWERING
+
+
+def test_answer_with_an_unknown_field_names_it(make_bot: MakeBot) -> None:
+    code = answering('{"type": "answer", "id": message["id"], "answer": message["legal"][0], "why": "lowest"}')
+    result = check(str(make_bot("chatty-answer", code)), "--only", "sixth card")
+    assert_fails(result, "unknown field `why`", "remove the field `why`: the answer message has only type, id and")
+    assert "stdout carries protocol lines only" not in result.stdout
+
+
+def test_answer_with_a_string_id_says_it_is_the_requests_integer(make_bot: MakeBot) -> None:
+    code = answering('{"type": "answer", "id": str(message["id"]), "answer": message["legal"][0]}')
+    result = check(str(make_bot("string-id", code)), "--only", "sixth card")
+    assert_fails(result, "at `$.id`", "answer with the request's id, a JSON integer", '"id": 907, not "id": "907"')
+    assert "stdout carries protocol lines only" not in result.stdout
+
+
+def test_a_card_sent_as_a_string_is_named_and_one_failure_is_reported_once(make_bot: MakeBot) -> None:
+    """Every scenario fails the same way: the evidence is shown once, the rest say so,
+    and the summary counts them; requests are shortened."""
+    code = answering('{"type": "answer", "id": message["id"], "answer": json.dumps(message["legal"][0])}')
+    result = check(str(make_bot("quoted", code)))
+    assert_fails(result, "a card is a JSON number, not a string: answer ")
+    assert re.search(r'answer (\d+), not "\1"', result.stdout), result.stdout
+    failed = [line for line in result.stdout.splitlines() if line.startswith(" FAIL")]
+    repeats = sum("(the same failure as above)" in line for line in failed)
+    assert len(failed) >= 10 and repeats >= len(failed) - 3, result.stdout
+    assert result.stdout.count("a card is a JSON number") == 1, "the fix is shown once"
+    assert result.stdout.count("        sent ") == len(failed) - repeats
+    first = "nimmt: two standard games in one session, the seat changing"
+    counted = re.search(rf"^(\d+) checks failed as «{re.escape(first)}» did", result.stdout, re.M)
+    assert counted and int(counted.group(1)) == repeats + 1, result.stdout
+    assert '"view":{...}' in result.stdout and max(map(len, result.stdout.splitlines())) < 400
+
+
+def test_run_script_without_its_execute_bit(make_bot: MakeBot) -> None:
+    folder = make_bot("no-x", "#!/usr/bin/env python3\n" + answering("{}"), run="./bot.py")
+    (folder / "bot.py").chmod(0o644)
+    result = check(str(folder))
+    assert_fails(result, "FAIL  start", "./bot.py is not executable", "chmod +x bot.py")
+    assert "not found" not in result.stdout
+
+
+def test_run_script_with_windows_line_endings(make_bot: MakeBot) -> None:
+    folder = make_bot("crlf", run="./bot.py")
+    (folder / "bot.py").write_bytes(b"#!/usr/bin/python3\r\nimport sys\r\nsys.stdin.readline()\r\n")
+    result = check(str(folder))
+    assert_fails(result, "FAIL  start", "Windows line endings (CRLF)", "dos2unix bot.py", "sed -i 's/\\r$//' bot.py")
+    assert "bwrap" not in result.stdout + result.stderr
+
+
+@pytest.mark.docker
+def test_windows_line_endings_in_docker_too(make_bot: MakeBot, docker_sandbox: object) -> None:
+    folder = make_bot("crlf-docker", run="./bot.py")
+    (folder / "bot.py").write_bytes(b"#!/usr/bin/env python3\r\nimport sys\r\n")
+    result = check(str(folder), sandbox="docker")
+    assert_fails(result, "FAIL  start", "Windows line endings (CRLF)", "dos2unix bot.py")

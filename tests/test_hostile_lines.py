@@ -616,7 +616,7 @@ def test_arena_play_stays_small_whatever_a_bot_sends(make_bot: MakeBot, tmp_path
         [sys.executable, "-c", MEASURE, str(measured), *command], cwd=ROOT, capture_output=True, timeout=120
     )
     code, peak_kb = map(int, measured.read_text().split())
-    assert code == 0, run.stdout.decode() + run.stderr.decode()
+    assert code in (0, 3), run.stdout.decode() + run.stderr.decode()  # 3: the attacker was disqualified
     assert replay.exists() and replay.stat().st_size > 0
     print(f"arena play peak RSS: {peak_kb / 1024:.1f} MB")
     assert peak_kb / 1024 < 100, f"peak RSS {peak_kb / 1024:.1f} MB"

@@ -363,11 +363,11 @@ class Quick(Bot):
 run(Quick())
 """
 
-SLEEPER = raw_bot('time.sleep(0.15)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})')
+SLEEPER = raw_bot('time.sleep(0.4)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})')
 
 
 async def cpu_while_others_think(make_bot: MakeBot, fair_time: bool, sandbox: Any = None) -> float:
-    """Median CPU ms per move of a bot that spins a thread, beside one that thinks 0.15 s."""
+    """Median CPU ms per move of a bot that spins a thread, beside one that thinks 0.4 s."""
     import statistics
 
     bots = [spinner_bot(make_bot), sleeper_bot(make_bot)]
@@ -399,5 +399,6 @@ async def test_fair_time_freezes_a_bot_while_others_think(make_bot: MakeBot) -> 
     time is on (it is frozen once it has answered); with fair time off, it does."""
     fair = await cpu_while_others_think(make_bot, fair_time=True)
     unfair = await cpu_while_others_think(make_bot, fair_time=False)
-    assert unfair > 100, f"without freezing, the spinner burns the sleeper's 150 ms ({unfair} ms)"
+    # Margins for a loaded machine: unfrozen, it burns a good part of the sleeper's 400 ms.
+    assert unfair > 100, f"without freezing, the spinner burns the sleeper's 400 ms ({unfair} ms)"
     assert fair < 30, f"frozen, it gets almost nothing ({fair} ms)"

@@ -69,7 +69,7 @@ def ids(paths: list[Path]) -> list[str]:
 
 def test_the_samples_are_found() -> None:
     names = set(ids(NIMMT))
-    assert {"greedy-js", "greedy-c", "greedy-perl", "heuristic", "random"} <= names
+    assert {"greedy-js", "greedy-c", "greedy-perl", "greedy-ruby", "heuristic", "random"} <= names
     assert "sixes-heuristic" in ids(SIXES)
 
 

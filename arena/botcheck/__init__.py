@@ -10,7 +10,11 @@ expected and how to fix it. Scenarios per game live in ``arena.botcheck.<game>``
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import re
+import shlex
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -50,6 +54,8 @@ FLUSH_HINT = (
     "(Python: print(..., flush=True); C: fflush(stdout); Perl: $| = 1)"
 )
 STDOUT_HINT = "stdout carries protocol lines only: write logs and debug output to stderr"
+SHORT_LINE = 200
+"""A request longer than this is shown with its view (and any long list) elided."""
 EXIT_GRACE_S = 2.0
 """How long a bot may take to exit after ``bye``."""
 
@@ -86,6 +92,10 @@ class Check:
     """Not run: a refusal, or an earlier failure that makes it pointless."""
     greeted: bool = False
     """The handshake succeeded."""
+    key: str = ""
+    """What kind of failure this is: the same key in another check is the same mistake."""
+    same_as: str = ""
+    """The check that failed the same way first (this one then carries no evidence)."""
 
     @property
     def timing(self) -> str:
@@ -99,11 +109,15 @@ class Check:
 
 
 class Failed(Exception):
-    """A check failed; carries what the report shows."""
+    """A check failed; carries what the report shows. ``key`` names the kind of mistake
+    (by default the detail with its numbers blanked), so that it is reported once."""
 
-    def __init__(self, detail: str, sent: str = "", got: str = "", expected: str = "", fix: str = "") -> None:
+    def __init__(
+        self, detail: str, sent: str = "", got: str = "", expected: str = "", fix: str = "", key: str = ""
+    ) -> None:
         super().__init__(detail)
         self.detail, self.sent, self.got, self.expected, self.fix = detail, sent, got, expected, fix
+        self.key = key or re.sub(r"\d+", "#", detail)
 
 
 class Refused(Exception):
@@ -150,11 +164,26 @@ class Checker:
         self.progress = progress
         """Where build steps are reported (building happens before the first check)."""
         self.checks: list[Check] = []
+        self.first_failed: dict[str, Check] = {}
+        """The first check to fail with each ``key``."""
 
     def _report(self, check: Check) -> Check:
+        """Record and show ``check``; a failure like one already shown is shown without
+        its evidence, as the same failure."""
+        if not check.ok and not check.skipped and check.key:
+            first = self.first_failed.setdefault(check.key, check)
+            if first is not check:
+                check.same_as = first.name
+                check.detail = f"{check.detail} (the same failure as above)"
+                check.sent = check.got = check.expected = check.fix = check.stderr = ""
         self.checks.append(check)
         self.on_check(check)
         return check
+
+    def repeated(self) -> list[tuple[str, int]]:
+        """``(check, how many checks failed as it did)`` for each failure seen more than once."""
+        counts = Counter(c.same_as for c in self.checks if c.same_as)
+        return [(name, n + 1) for name, n in counts.items()]
 
     async def run(self, games: list[str] | None = None, only: str = "") -> list[Check]:
         """Every scenario of every game the manifest lists (or of ``games``) whose name
@@ -181,6 +210,10 @@ class Checker:
 
     async def _start_check(self) -> bool:
         """Build what needs building and start the bot once: the first thing to fail."""
+        problem = run_program_problem(self.bot, built=False)
+        if problem is not None:
+            self._report(Check("start", False, problem[0], fix=problem[1]))
+            return False
         prepare = getattr(self.sandbox, "prepare", None)
         error: Exception | None = None
         async with trio.open_nursery() as nursery:
@@ -194,7 +227,9 @@ class Checker:
             except (StartError, ImageError) as exc:
                 error = exc
         if error is not None:
-            self._report(Check("start", False, str(error), fix="fix `run` or `build` in bot.toml, then check again"))
+            problem = run_program_problem(self.bot, built=True)
+            detail, fix = problem or (str(error), "fix `run` or `build` in bot.toml, then check again")
+            self._report(Check("start", False, detail, fix=fix))
             return False
         isolation = getattr(self.sandbox, "isolation_for", lambda bot: self.sandbox.isolation)(self.bot)
         self._report(Check("start", True, f"started in {ms:.0f} ms ({isolation})"))
@@ -215,9 +250,9 @@ class Checker:
                 except Failed as exc:
                     check.ok = False
                     check.detail, check.sent, check.got = exc.detail, exc.sent, exc.got
-                    check.expected, check.fix = exc.expected, exc.fix
+                    check.expected, check.fix, check.key = exc.expected, exc.fix, exc.key
                 except StartError as exc:
-                    check.ok, check.detail = False, f"could not start: {exc}"
+                    check.ok, check.detail, check.key = False, f"could not start: {exc}", "start"
                 finally:
                     if process is not None:
                         await process.stop()
@@ -320,8 +355,8 @@ class _Session:
         request_id = next(self.ids)
         request = Request(request_id, kind, game.view(state, seat), legal, self.limits.move_ms, self.limits.bank_ms)
         reply, line = await self._ask(self._with_events(request), self.limits.move_ms + self.limits.bank_ms, f"{kind} request")
-        sent = _text(encode(request))
-        expected = f'{{"type":"answer","id":{request_id},"answer":A}} with A one of {_json(legal)}'
+        sent = _short(_text(encode(request)))
+        expected = f'{{"type":"answer","id":{request_id},"answer":A}} with A one of {_short(_json(legal), 120)}'
         if not isinstance(reply, Answer):
             raise Failed(f"answered a {kind} request with a hello", sent, _text(line), expected)
         if reply.id != request_id:
@@ -331,9 +366,11 @@ class _Session:
                 _text(line),
                 expected,
                 fix="copy the request's `id` into the answer: ids are not 1, 2, 3... in general",
+                key="id",
             )
         if not is_legal(reply.answer, legal):
-            raise Failed(f"illegal {kind} answer {_json(reply.answer)}", sent, _text(line), expected)
+            fix, key = _illegal_fix(reply.answer, legal, kind)
+            raise Failed(f"illegal {kind} answer {_json(reply.answer)}", sent, _text(line), expected, fix, key)
         ms = self.check.times_ms[-1]
         if ms > self.limits.move_ms:
             raise Failed(
@@ -347,7 +384,7 @@ class _Session:
 
     async def _ask(self, data: bytes, timeout_ms: int, what: str) -> tuple[Any, bytes]:
         """Send ``data``, read one line, decode it: every way that fails is a ``Failed``."""
-        sent = _text(data.splitlines()[-1])
+        sent = _short(_text(data.splitlines()[-1]))
         began = trio.current_time()
         try:
             await self.process.send(data, timeout_ms / 1000)
@@ -356,11 +393,13 @@ class _Session:
         except trio.TooSlowError:
             raise Failed(f"no answer to the {what} within {timeout_ms} ms", sent, fix=FLUSH_HINT) from None
         except BotGone as exc:
+            by_hand = "run the bot by hand with this line on its stdin" if what == "hello" else "run the bot by hand"
             raise Failed(
                 f"the bot exited ({exc}) instead of answering the {what}",
                 sent,
                 _text(self.process.lines.rest()),  # what it wrote without a newline, if anything
-                fix="run the bot by hand with this line on its stdin; its stderr is below",
+                fix=f"{by_hand}; its stderr is below",
+                key=f"exited {exc} at the {'hello' if what == 'hello' else 'request'}",
             ) from None
         except LineTooLong as exc:
             raise Failed(f"{exc}", sent, _text(exc.head) + "...", fix=STDOUT_HINT) from None
@@ -383,7 +422,7 @@ class _Session:
                 sent,
                 _text(line),
                 expected=f"one JSON object on one line, such as {example}",
-                fix=STDOUT_HINT,
+                fix=_decode_fix(str(exc), kind),
             ) from None
 
     async def _expect_exit(self) -> None:
@@ -403,6 +442,97 @@ class _Session:
             )
         if reason != "exited with code 0":
             raise Failed(f"after bye the bot {reason}", '{"type":"bye"}', fix="exit with status 0 after bye")
+
+
+def _decode_fix(error: str, kind: str) -> str:
+    """The fix for a line that is not a valid ``kind`` message (``hello`` or ``answer``),
+    from the decoder's ``error``."""
+    fields = "type, name, version and (optionally) accept" if kind == "hello" else "type, id and answer"
+    if found := re.search(r"unknown field `([^`]*)`", error):
+        return f"remove the field `{found[1]}`: the {kind} message has only {fields} (log to stderr)"
+    if found := re.search(r"missing required field `([^`]*)`", error):
+        return f"add the field `{found[1]}`: the {kind} message has {fields}"
+    if "at `$.id`" in error:
+        return 'answer with the request\'s id, a JSON integer, copied as it is: "id": 907, not "id": "907"'
+    if "at `$.type`" in error:
+        return '`type` is "hello" in the hello answer and "answer" in an answer'
+    if found := re.search(r"at `\$\.(name|version)`", error):
+        return f'`{found[1]}` is a JSON string: "{found[1]}": "1.0"'
+    if "at `$.accept`" in error:
+        return "`accept` is true or false"
+    return STDOUT_HINT
+
+
+def _illegal_fix(answer: Any, legal: list[Any], kind: str) -> tuple[str, str]:
+    """The fix for an illegal answer, and its key: a number sent as a string is named."""
+    unquoted = _unquote(answer)
+    if unquoted != answer and is_legal(unquoted, legal):
+        what = "a row is a JSON number (its index)" if kind == "row" else "a card is a JSON number"
+        return f"{what}, not a string: answer {_json(unquoted)}, not {_json(answer)}", "illegal: a number as a string"
+    return "answer one element of `legal`, exactly as it is (a pair is a list [a, b])", f"illegal {kind}"
+
+
+def _unquote(value: Any) -> Any:
+    """``value`` with every string that holds a JSON number turned into that number."""
+    if isinstance(value, list):
+        return [_unquote(v) for v in value]
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value):
+        return json.loads(value)
+    return value
+
+
+def _short(line: str, limit: int = SHORT_LINE) -> str:
+    """``line`` as a report shows it: a long JSON object with its view and long lists
+    elided (``"view":{...}``), or the head of anything else that is long."""
+    if len(line) <= limit:
+        return line
+    try:
+        message = json.loads(line)
+    except ValueError:
+        message = None
+    if not isinstance(message, dict):
+        return line[: limit - 3] + "..."
+    parts = []
+    for key, value in message.items():
+        text = _json(value)
+        if key == "view" or len(text) > 60:
+            text = "{...}" if isinstance(value, dict) else "[...]" if isinstance(value, list) else text[:57] + "..."
+        parts.append(f"{_json(key)}:{text}")
+    return "{" + ",".join(parts) + "}"
+
+
+def run_program_problem(bot: Bot, built: bool) -> tuple[str, str] | None:
+    """What is wrong with the run command's program, when it is a file of the bot's
+    folder: ``(detail, fix)``, or None. Its execute bit is judged only once a build (which
+    may make or change it) has run, or when there is no build."""
+    try:
+        program = shlex.split(bot.manifest.run)[0]
+    except (ValueError, IndexError):
+        return None
+    if "/" not in program or program.startswith("/"):
+        return None
+    path = bot.path / program
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as file:
+            first = file.readline(256)
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    name = os.path.relpath(path, bot.path)
+    if first.startswith(b"#!") and b"\r" in first:
+        line = first.rstrip(b"\n").decode("utf-8", "replace")
+        return (
+            f"{program} has Windows line endings (CRLF): its first line is {line!r}, and no program's name ends in \\r",
+            f"convert it to Unix line endings: dos2unix {name}, or sed -i 's/\\r$//' {name}",
+        )
+    if (built or not bot.manifest.build) and not mode & 0o111:
+        return (
+            f"{program} is not executable (no execute permission)",
+            f"chmod +x {name} (and in git: git update-index --chmod=+x {name})",
+        )
+    return None
 
 
 def _json(value: Any) -> str:

@@ -11,6 +11,13 @@ seconds, and made again on its own whenever the SDK changes. A bot's image is th
 current base with the bot's folder copied to ``/bot`` and its build command run inside
 with the network off, committed under a tag that holds a hash of the folder and of the
 base, so a new SDK means new bot images.
+
+Runtimes beyond those (Ruby, Go, Lua...) are the organiser's to add from Debian's
+packages: ``arena image build --with ruby`` puts them in a layer of their own over the
+root file system (``sixarena-rootfs:<version>-with-<hash>``, installed by apt in a
+container that has the host's network, the only kind that does), which the SDK layer
+then sits on: the packages are part of the base's identity, so every bot image is made
+again on a base with other runtimes. The root file system itself stays as it is.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import hashlib
 import importlib.metadata
 import io
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -36,7 +44,7 @@ from typing import IO, Any
 import docker
 import docker.errors
 
-from ..bots import Bot, content_hash
+from ..bots import PACKAGE_PATTERN, PACKAGE_RULE, Bot, content_hash, valid_name
 from ..folder import Entry, each_file, scan
 
 ROOTFS_VERSION = 1
@@ -52,12 +60,21 @@ SDK_LAYOUT = 1
 SITE_PACKAGES = "/usr/local/lib/python3.11/dist-packages"
 IMAGE_PYTHON = "3.11"
 SUITE = "bookworm"
-MIRROR = os.environ.get("ARENA_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+DEFAULT_MIRROR = "http://deb.debian.org/debian"
+"""debootstrap's own default, used when neither ``ARENA_DEBIAN_MIRROR`` nor an apt source
+of the host names a Debian mirror."""
+APT_SOURCES = Path("/etc/apt")
 PACKAGES = ["python3", "nodejs", "gcc", "libc6-dev", "make", "perl-base"]
+CURRENT_TAG = f"{ROOTFS_VERSION}-current"
+"""``sixarena-rootfs:<version>-current`` names the layer of extra runtimes the base is
+made on (``arena image build --with``); without it, the base is the bare root file system."""
+EXTRAS_SECONDS = 1200
+"""Installing the extra runtimes taking longer is stopped."""
 LABEL = "sixarena"
 """Every image and container of the arena carries this label."""
 BOT_PATH = "/bot"
 MISSING_PROGRAM = "arena: the run command's program is not in the image"
+MISSING_PACKAGE = "arena: the base image lacks the packages"
 IMAGE_CHANGES = ["ENV LANG=C.UTF-8 HOME=/tmp", 'CMD ["/bin/sh"]']
 
 Progress = Callable[[str], None]
@@ -103,6 +120,81 @@ def _lock() -> Iterator[None]:
         os.close(fd)
 
 
+# --- where Debian's packages come from ---------------------------------------------------
+
+
+def debian_mirror() -> str:
+    """The Debian mirror to take packages from: ``ARENA_DEBIAN_MIRROR``, else the host's
+    apt source for Debian's main archive, else debootstrap's default."""
+    return os.environ.get("ARENA_DEBIAN_MIRROR") or host_debian_mirror() or DEFAULT_MIRROR
+
+
+def host_debian_mirror(apt: Path | None = None) -> str | None:
+    """The URI of the host's apt source for Debian's main archive (``sources.list``, then
+    ``sources.list.d/*.list`` and ``*.sources``), or None: an entry of the suite bots run
+    on (or of a path ending in ``/debian``), with the ``main`` component, over http(s);
+    security and update suites, other distributions and disabled entries are passed over."""
+    apt = apt or APT_SOURCES
+    entries: list[tuple[list[str], list[str], list[str]]] = []
+    files = [apt / "sources.list"] + sorted((apt / "sources.list.d").glob("*.list"))
+    for path in files:
+        entries += _one_line_entries(_read(path))
+    for path in sorted((apt / "sources.list.d").glob("*.sources")):
+        entries += _deb822_entries(_read(path))
+    fallback = None
+    for uris, suites, components in entries:
+        if "main" not in components:
+            continue
+        for uri in uris:
+            if not re.match(r"https?://", uri):
+                continue
+            uri = uri.rstrip("/")
+            if SUITE in suites:
+                return uri
+            if fallback is None and uri.endswith("/debian") and not any("-" in suite for suite in suites):
+                fallback = uri
+    return fallback
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _one_line_entries(text: str) -> list[tuple[list[str], list[str], list[str]]]:
+    """``deb [options] URI SUITE COMPONENT...`` lines."""
+    found = []
+    for line in text.splitlines():
+        words = re.sub(r"\[[^]]*\]", " ", line.split("#", 1)[0]).split()
+        if len(words) >= 4 and words[0] == "deb":
+            found.append(([words[1]], [words[2]], words[3:]))
+    return found
+
+
+def _deb822_entries(text: str) -> list[tuple[list[str], list[str], list[str]]]:
+    """Stanzas of a ``.sources`` file (deb822): Types, URIs, Suites, Components, Enabled."""
+    found = []
+    for stanza in re.split(r"\n\s*\n", text):
+        fields: dict[str, str] = {}
+        key = ""
+        for line in stanza.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            if line[0].isspace() and key:
+                fields[key] += " " + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                key = key.strip().lower()
+                fields[key] = value.strip()
+        if "deb" in fields.get("types", "").split() and fields.get("enabled", "yes").lower() != "no":
+            found.append(
+                (fields.get("uris", "").split(), fields.get("suites", "").split(), fields.get("components", "").split())
+            )
+    return found
+
+
 # --- the root file system ---------------------------------------------------------------
 
 
@@ -135,11 +227,12 @@ def build_rootfs(client: docker.DockerClient, force: bool = False, progress: Pro
         raise ImageError("building the root file system runs debootstrap, which needs root")
     if shutil.which("debootstrap") is None:
         raise ImageError("debootstrap is not installed: apt-get install debootstrap")
+    mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="arena-rootfs-", dir="/var/tmp") as work:
         rootfs = Path(work) / "rootfs"
-        progress(f"debootstrap {SUITE} ({', '.join(PACKAGES)}) from {MIRROR}")
+        progress(f"debootstrap {SUITE} ({', '.join(PACKAGES)}) from {mirror}")
         _run(
-            ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(rootfs), MIRROR],
+            ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(rootfs), mirror],
             progress,
             "debootstrap",
         )
@@ -222,7 +315,9 @@ def sdk_hash(rootfs_id: str) -> str:
 
 
 def _rootfs_id(client: docker.DockerClient) -> str:
-    image = _image(client, ROOTFS_IMAGE)
+    """The id of what the SDK layer sits on: the layer of extra runtimes, else the root
+    file system."""
+    image = _root_image(client)
     if image is None:
         raise ImageError(f"the base image ({ROOTFS_IMAGE}) is missing: run `arena image build`")
     return str(image.id)
@@ -246,7 +341,7 @@ def ensure_base(client: docker.DockerClient, progress: Progress = print) -> str:
 
     Only the root file system must be there already (`arena image build`), or an
     old-style base that stands in for it."""
-    if _image(client, ROOTFS_IMAGE) is not None:
+    if _root_image(client) is not None:
         tag = base_tag(client)
         if _image(client, tag) is not None:
             return tag
@@ -258,14 +353,133 @@ def ensure_base(client: docker.DockerClient, progress: Progress = print) -> str:
         return _build_sdk_layer(client, False, progress)
 
 
-def build_base(client: docker.DockerClient, force: bool = False, progress: Progress = print) -> str:
-    """What `arena image build` does: the root file system if missing, the SDK layer if
-    missing (``force`` rebuilds both), then away with bases and bot images now outdated."""
+def build_base(
+    client: docker.DockerClient, force: bool = False, progress: Progress = print, packages: list[str] | None = None
+) -> str:
+    """What `arena image build` does: the root file system if missing, the layer of extra
+    runtimes (``packages``; None keeps those of the current base, [] drops them), the SDK
+    layer if missing (``force`` rebuilds all three), then away with bases and bot images
+    now outdated."""
     with _lock():
         build_rootfs(client, force, progress)
+        if packages is None:
+            packages = image_packages(client)
+            if packages:
+                progress(f"keeping the extra packages {', '.join(packages)} (--with changes them)")
+        _set_extras(client, packages, force, progress)
         tag = _build_sdk_layer(client, force, progress)
     prune(client, tag, progress)
     return tag
+
+
+# --- extra runtimes: Debian packages in a layer of their own ----------------------------
+
+
+def parse_packages(text: str) -> list[str]:
+    """``--with`` text: Debian package names separated by commas or spaces (sorted, each
+    once; empty for none), or ``ImageError`` naming the one that is not a package name."""
+    names = sorted({name for name in re.split(r"[,\s]+", text.strip()) if name})
+    for name in names:
+        if PACKAGE_PATTERN.fullmatch(name) is None:
+            raise ImageError(f"--with {name!r}: not a Debian package name ({PACKAGE_RULE})")
+    return names
+
+
+def _current_extras(client: docker.DockerClient) -> Any | None:
+    """The layer of extra runtimes the base is made on, or None (the bare root file system)."""
+    image = _image(client, f"{ROOTFS_REPOSITORY}:{CURRENT_TAG}")
+    if image is None or (image.labels or {}).get(LABEL) != "runtimes":
+        return None
+    return image
+
+
+def _root_image(client: docker.DockerClient) -> Any | None:
+    return _current_extras(client) or _image(client, ROOTFS_IMAGE)
+
+
+def image_packages(client: docker.DockerClient) -> list[str]:
+    """The extra Debian packages of the current base (``arena image build --with``)."""
+    image = _current_extras(client)
+    listed = (image.labels or {}).get(f"{LABEL}.packages", "") if image is not None else ""
+    return [name for name in listed.split(",") if name]
+
+
+def extras_tag(rootfs_id: str, packages: list[str]) -> str:
+    """The tag of the layer holding ``packages`` over the root file system ``rootfs_id``."""
+    digest = hashlib.sha256("\0".join([f"extras {ROOTFS_VERSION}", rootfs_id, *packages]).encode()).hexdigest()
+    return f"{ROOTFS_REPOSITORY}:{ROOTFS_VERSION}-with-{digest[:12]}"
+
+
+def _set_extras(client: docker.DockerClient, packages: list[str], force: bool, progress: Progress) -> None:
+    """Make the layer with ``packages`` the one the base is made on (built if missing,
+    again if ``force``), or, for none, the bare root file system."""
+    pointer = f"{ROOTFS_REPOSITORY}:{CURRENT_TAG}"
+    if not packages:
+        if _image(client, pointer) is not None:
+            client.images.remove(pointer)  # the tag only: the layer goes when pruned
+            progress("the base image has no extra packages now")
+        return
+    tag = extras_tag(_rootfs_id_bare(client), packages)
+    if force or _image(client, tag) is None:
+        _build_extras(client, packages, tag, progress)
+    else:
+        progress(f"{tag} ({', '.join(packages)}) is already built (--force rebuilds it)")
+    client.images.get(tag).tag(ROOTFS_REPOSITORY, CURRENT_TAG)
+
+
+def _rootfs_id_bare(client: docker.DockerClient) -> str:
+    image = _image(client, ROOTFS_IMAGE)
+    if image is None:
+        raise ImageError(f"the base image ({ROOTFS_IMAGE}) is missing: run `arena image build`")
+    return str(image.id)
+
+
+def _build_extras(client: docker.DockerClient, packages: list[str], tag: str, progress: Progress) -> None:
+    """Install ``packages`` with apt over the root file system and commit the result as a
+    layer of its own. Bots' containers have no network, and the engine may have no
+    bridge, so this one container (Debian's apt, not a bot) shares the host's."""
+    mirror = debian_mirror()
+    started = time.monotonic()
+    progress(f"adding {', '.join(packages)} from {mirror} as {tag} (apt-get, with the host's network)")
+    names = " ".join(shlex.quote(name) for name in packages)
+    script = (
+        "set -e\n"
+        f"echo {shlex.quote(f'deb {mirror} {SUITE} main')} >/etc/apt/sources.list\n"
+        "apt-get update -q\n"
+        f"DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -- {names}\n"
+        "apt-get clean\n"
+        "rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man /usr/share/info\n"
+    )
+    # No owner labels: a committed container passes its labels on to the image, and so
+    # to every container made from it.
+    container = client.containers.create(
+        ROOTFS_IMAGE, ["/bin/sh", "-c", script], network_mode="host", labels={LABEL: "build"}
+    )
+    try:
+        container.start()
+        try:
+            status: dict[str, Any] = container.wait(timeout=EXTRAS_SECONDS)
+        except Exception:  # the client's read timed out
+            raise ImageError(f"installing {', '.join(packages)} took longer than {EXTRAS_SECONDS} s: stopped") from None
+        if status.get("StatusCode", 1) != 0:
+            log = container.logs().decode("utf-8", "replace").strip().splitlines()
+            errors = [line for line in log if line.startswith(("E:", "Err:", "W:"))] or log[-5:]
+            raise ImageError(
+                f"apt-get could not install {', '.join(packages)} from {mirror} (exit {status.get('StatusCode')}):"
+                f" {' / '.join(errors[-3:])}: check the names (apt-cache policy NAME) and the mirror"
+                " (ARENA_DEBIAN_MIRROR)"
+            )
+        container.commit(
+            repository=ROOTFS_REPOSITORY,
+            tag=tag.split(":", 1)[1],
+            changes=[
+                f"LABEL {LABEL}=runtimes {LABEL}.packages={','.join(packages)} {LABEL}.rootfs={ROOTFS_VERSION}",
+                *IMAGE_CHANGES,
+            ],
+        )
+    finally:
+        container.remove(force=True)
+    progress(f"built {tag} ({time.monotonic() - started:.1f} s)")
 
 
 def _build_sdk_layer(client: docker.DockerClient, force: bool, progress: Progress) -> str:
@@ -301,7 +515,7 @@ def _build_sdk_layer(client: docker.DockerClient, force: bool, progress: Progres
         shutil.copytree(protocol_dir(), site / "protocol", ignore=shutil.ignore_patterns("__pycache__", ".*"))
         archive = _tree_tar(site, SITE_PACKAGES.strip("/"))
     container = client.containers.create(
-        ROOTFS_IMAGE, ["/bin/true"], network_disabled=True, network_mode="none", labels={LABEL: "build"}
+        rootfs_id, ["/bin/true"], network_disabled=True, network_mode="none", labels={LABEL: "build"}
     )
     try:
         container.put_archive("/", archive)
@@ -342,10 +556,13 @@ def prune(client: docker.DockerClient, current: str, progress: Progress = print)
     in use by a container stay); returns how many tags went."""
     removed = 0
     stale: list[str] = []
+    root = _root_image(client)
     for image in client.images.list(filters={"label": LABEL}):
         labels = image.labels or {}
         if labels.get(LABEL) == "base":
             stale += [t for t in image.tags if t.startswith(f"{BASE_REPOSITORY}:") and t != current]
+        elif labels.get(LABEL) == "runtimes" and (root is None or image.id != root.id):
+            stale += [t for t in image.tags if t.startswith(f"{ROOTFS_REPOSITORY}:")]
         elif labels.get(LABEL) == "bot" and labels.get(f"{LABEL}.base") != current:
             stale += [t for t in image.tags if t.startswith("sixarena-bot-")]
     for tag in stale:
@@ -365,9 +582,14 @@ def prune(client: docker.DockerClient, current: str, progress: Progress = print)
 
 
 def bot_tag(bot: Bot, digest: str) -> str:
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in bot.name.lower())
-    version = "".join(c if c.isalnum() or c in "-_." else "-" for c in bot.version)
-    return f"sixarena-bot-{name}:{version}-{digest[:12]}"
+    """``sixarena-bot-NAME:VERSION-HASH``, always a valid image reference: a name by the
+    manifest's rule is a valid repository part as it is (anything else is made one), and
+    the version keeps only what a tag may hold, starting with a letter or digit."""
+    name = bot.name if valid_name(bot.name) else re.sub(r"[^a-z0-9]+", "-", bot.name.lower()).strip("-")[:40]
+    version = re.sub(r"[^A-Za-z0-9_.-]", "-", bot.version)[:40]
+    if not re.match(r"[A-Za-z0-9]", version):
+        version = f"v{version}"
+    return f"sixarena-bot-{name or 'bot'}:{version}-{digest[:12]}"
 
 
 @contextlib.contextmanager
@@ -438,6 +660,19 @@ def bot_image(client: docker.DockerClient, bot: Bot, build_missing: bool = True,
     return tag
 
 
+def _package_check(packages: list[str]) -> str:
+    """Shell lines that stop a build at once, naming them, when the base lacks any of
+    ``packages`` (the manifest's)."""
+    if not packages:
+        return ""
+    names = " ".join(shlex.quote(name) for name in packages)
+    return (
+        f"missing=; for p in {names}; do"
+        ' [ "$(dpkg-query -W -f=\'${db:Status-Status}\' "$p" 2>/dev/null)" = installed ] || missing="$missing $p";'
+        f' done\n[ -z "$missing" ] || {{ echo "{MISSING_PACKAGE}:$missing" >&2; exit 126; }}\n'
+    )
+
+
 def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progress: Progress = print) -> str:
     """Copy the folder onto the current base, run the build command with the network
     off under the caps bots play under (``docker.run_build``: memory, processes, CPU,
@@ -454,7 +689,7 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
     progress(f"building {tag}" + (f": {build}" if build != "true" else ""))
     program = shlex.quote(bot.argv[0])
     script = (
-        f"{build}\nstatus=$?\n[ $status -eq 0 ] || exit $status\n"
+        f"{_package_check(bot.manifest.packages)}{build}\nstatus=$?\n[ $status -eq 0 ] || exit $status\n"
         f"command -v {program} >/dev/null 2>&1 || {{ echo {shlex.quote(MISSING_PROGRAM)} >&2; exit 127; }}"
     )
     from .docker import build_log, create_build_container, remove_build_container, run_build
@@ -468,10 +703,20 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
         status = run_build(container, bot)
         if status.get("StatusCode", 1) != 0:
             log = build_log(container)
+            missing = [
+                n for line in log if line.startswith(MISSING_PACKAGE) for n in line[len(MISSING_PACKAGE) + 1 :].split()
+            ]
+            if missing:
+                wanted = ",".join(sorted({*image_packages(client), *missing}))
+                raise ImageError(
+                    f"{bot.path}: the base image has no {', '.join(missing)} (`packages` in bot.toml):"
+                    f" run `arena image build --with {wanted}`"
+                )
             if MISSING_PROGRAM in log:
                 raise ImageError(
-                    f"{bot.path}: the run command's program {bot.argv[0]!r} was not found in the image"
-                    " (check `run` in bot.toml)"
+                    f"{bot.path}: the run command's program {bot.argv[0]!r} was not found in the image (check `run`"
+                    " in bot.toml; a runtime from Debian is added with `arena image build --with PACKAGE` and"
+                    ' `packages = ["PACKAGE"]` in bot.toml, a prebuilt binary in the folder needs neither)'
                 )
             raise ImageError(
                 f"{bot.path}: the build command {build!r} failed (exit {status.get('StatusCode')}):\n" + "\n".join(log)

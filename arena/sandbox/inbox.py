@@ -89,6 +89,16 @@ class Inbox:
             self._epoll.unregister(fd)
         del self._bots[fd]
 
+    def discard(self, key: int) -> None:
+        """Read a bot no more, and forget what of it is unread (before it is started
+        again under the same key). Call it while its output is still open."""
+        fd = self._fds.pop(key, None)
+        if fd is not None and self._bots.get(fd, (None,))[0] == key:
+            self._remove(fd)
+        self._budget.pop(key, None)
+        if any(r.key == key for r in self._ready):
+            self._ready = deque(r for r in self._ready if r.key != key)
+
     def close(self) -> None:
         self._epoll.close()
 

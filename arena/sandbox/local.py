@@ -3,9 +3,11 @@
 A bot runs from a checked, sealed copy of its folder (made once per content, built
 there if its manifest has a ``build``), as an unprivileged user of its own when the
 arena is root (never as root), inside bubblewrap (no network, its own PID namespace,
-the system read-only, of our files only its copy and the Python SDK, a capped /tmp),
+the system read-only, of our files only its copy and the bots' Python runtime, a capped /tmp),
 and in a cgroup of its own that caps its memory and processes, is frozen as a whole
-between its turns and counts the CPU of every process it starts. Where no cgroup can
+between its turns and counts the CPU of every process it starts. Python bots run on a
+runtime of their own that every bot's user can read (``runtime.py``: the SDK, msgspec
+and an interpreter), whatever interpreter the arena itself runs on. Where no cgroup can
 be made (the arena is not root) it falls back to rlimits and signals to its process
 group, and says so. Without bubblewrap nothing confines a bot, so that mode must be
 asked for by name (``unsafe=True``, ``--sandbox unsafe-local``).
@@ -21,7 +23,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from .cgroups import OwnCgroup
 from .leftovers import private_dir
 from .pipes import PipedBot
 from .reaper import Reaper
+from .runtime import Runtime, ensure_runtime
 
 GRACE_SECONDS = 0.5
 BUILD_SECONDS = 300
@@ -51,12 +53,13 @@ UNSAFE_WARNING = (
 _uids_in_use: set[int] = set()
 
 
-def bot_environment(home: str) -> dict[str, str]:
-    """A small, predictable environment: the arena's Python first on PATH, so ``python3``
-    in a manifest finds the interpreter that has the bot SDK (``protocol``)."""
-    python_bin = str(Path(sys.executable).parent)
+def bot_environment(home: str, runtime: Runtime) -> dict[str, str]:
+    """A small, predictable environment: the bots' Python runtime first on PATH and its
+    ``site`` on PYTHONPATH, so ``python3`` in a manifest finds an interpreter with the
+    bot SDK (``protocol``) and msgspec that the bot's user can read."""
     return {
-        "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{runtime.bin}:/usr/local/bin:/usr/bin:/bin",
+        "PYTHONPATH": str(runtime.site),
         "HOME": home,
         "TMPDIR": home,
         "LANG": "C.UTF-8",
@@ -76,7 +79,11 @@ def resolve_command(bot: Bot, env: dict[str, str]) -> list[str]:
         found_str = shutil.which(program, path=env["PATH"])
         ok = found_str is not None
     if not ok:
-        raise StartError(f"{bot.path}: the run command's program {program!r} was not found (check `run` in bot.toml)")
+        packages = bot.manifest.packages
+        hint = f"; it needs {', '.join(packages)}: apt-get install {' '.join(packages)}" if packages else ""
+        raise StartError(
+            f"{bot.path}: the run command's program {program!r} was not found (check `run` in bot.toml{hint})"
+        )
     return argv
 
 
@@ -315,6 +322,7 @@ class LocalSandbox:
                 f" --sandbox unsafe-local runs bots anyway, without protection: {UNSAFE_WARNING}"
             )
         self.as_root = os.geteuid() == 0
+        self.runtime = ensure_runtime()
         probe = OwnCgroup.create(self.limits.memory_mb, self.limits.processes)
         self.cgroups = probe is not None
         if probe is not None:
@@ -397,7 +405,7 @@ class LocalSandbox:
                         stdout=output,
                         stderr=subprocess.STDOUT,
                         cwd=target,
-                        env=bot_environment(str(home)),
+                        env=bot_environment(str(home), self.runtime),
                         start_new_session=True,
                         preexec_fn=self._confine(uid, cgroup),
                     )
@@ -437,15 +445,9 @@ class LocalSandbox:
         uid = new_uid() if self.as_root else None
         cgroup = OwnCgroup.create(self.limits.memory_mb, self.limits.processes) if self.cgroups else None
         home = None if self.bwrap is not None else private_dir("home-", uid)
-        env = bot_environment(str(home or "/tmp"))
+        env = bot_environment(str(home or "/tmp"), self.runtime)
         try:
             argv = resolve_command(bot, env)
-            if uid is not None and argv[0].startswith("python") and not self._sdk_reachable():
-                raise StartError(
-                    f"{bot.path}: this Python bot would need the arena's Python environment ({sys.prefix}), which"
-                    " an unprivileged user cannot read, and the arena never runs a bot as root: install the arena"
-                    " where all users can read it (for example under /opt or /srv)"
-                )
             if self.bwrap is not None:
                 argv = self._bubblewrap(bot, argv)
             proc = await trio.lowlevel.open_process(
@@ -475,19 +477,10 @@ class LocalSandbox:
         nursery.start_soon(process.pump_stderr)
         return process
 
-    @staticmethod
-    def _sdk_reachable() -> bool:
-        import protocol
-
-        return all(
-            reachable_by_others(p)
-            for p in (Path(sys.prefix), Path(sys.executable).resolve(), Path(protocol.__file__).parent)
-        )
-
     def _bubblewrap(self, bot: Bot, argv: list[str], writable: bool = False) -> list[str]:
         """The bot's command inside bubblewrap: no network, its own PID namespace, the
         system read-only, every capability dropped, a capped /tmp, and of our files only
-        its copy (``writable`` for a build) and the Python SDK."""
+        its copy (``writable`` for a build) and the bots' Python runtime."""
         assert self.bwrap is not None
         # No --die-with-parent: it ties bubblewrap to the thread that started it, and Trio
         # starts processes from worker threads that end when idle (the bot was killed
@@ -501,9 +494,7 @@ class LocalSandbox:
                 wrap += ["--symlink", os.readlink(top), str(top)]
             elif top.is_dir():
                 wrap += ["--ro-bind", str(top), str(top)]
-        import protocol
-
-        visible = {Path(sys.prefix).resolve(), Path(protocol.__file__).resolve().parent, bot.path}
+        visible = {self.runtime.root, *(Path(p) for p in self.runtime.binds), bot.path}
         for path in sorted(visible):
             if not path.is_relative_to("/usr"):
                 bind = "--bind" if writable and path == bot.path else "--ro-bind"

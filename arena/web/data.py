@@ -1,7 +1,9 @@
 """The web's side of the database: read-only connections and caches that keep pages fast.
 
-The server never writes: every connection is a read-only ``Store`` (SQLite ``mode=ro``),
-taken from a small pool by one request at a time, in the worker thread that serves it.
+The server never writes: every connection is a read-only ``Store`` (SQLite ``mode=ro``;
+``immutable`` where the user may not make the ``-shm`` file beside the database and no
+arena is writing), taken from a small pool by one request at a time, in the worker thread
+that serves it.
 A tournament writing to the same file in WAL mode is never blocked by these readers,
 and they never see half a game.
 
@@ -80,9 +82,9 @@ class Database:
                 opened_for, candidate = self._idle.get_nowait()
             except queue.Empty:
                 break
-            if opened_for == file_id:
+            if opened_for == file_id and candidate.sees_everything():
                 store = candidate
-            else:  # the file was replaced since this connection was opened
+            else:  # the file was replaced, or an arena started writing, since it was opened
                 candidate.close()
         if store is None:
             try:
@@ -96,6 +98,8 @@ class Database:
         except WebError:  # a refused request: the connection is fine
             healthy = True
             raise
+        except StoreError as exc:  # the file failed (damaged, say): its message, as a 503
+            raise Unavailable(str(exc)) from None
         finally:
             if healthy and self._idle.qsize() < self.pool_size:
                 self._idle.put((file_id, store))
