@@ -55,7 +55,8 @@ USER_ERRORS: tuple[type[Exception], ...] = (
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """One red line naming the problem, and a non-zero exit: never a traceback."""
-    err_console.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    # The message as it is: a bracket or a ":name:" in it is no markup and no emoji.
+    err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True, emoji=False)
     raise typer.Exit(code)
 
 
@@ -542,7 +543,40 @@ def bot_list(db: DbOption = DEFAULT_DB) -> None:
         console.print(table)
 
 
+@bot_app.command("remove")
+def bot_remove(
+    ref: Annotated[
+        str, typer.Argument(help="The stored bot, with its version (`arena bot list`).", metavar="NAME:VERSION")
+    ],
+    db: DbOption = DEFAULT_DB,
+    with_games: Annotated[
+        bool, typer.Option("--with-games", help="Also delete the games it played (with their seats), in one go.")
+    ] = False,
+) -> None:
+    """Remove a stored bot and its snapshot folder (<db>-bots/). Refused while games
+    reference it unless --with-games, and while an arena runs a tournament it plays in."""
+    with user_errors():
+        store = open_store(db)
+        name, colon, version = ref.partition(":")
+        if not colon or not version:
+            versions = [b.version for b in store.list_bots() if b.name == name]
+            stored = f"stored versions: {', '.join(versions)}" if versions else "`arena bot list` shows them"
+            fail(f"{ref!r}: name the version to remove, as NAME:VERSION ({stored})")
+        bot = store.get_bot(ref)
+        named = [t for _, t in store.bot_tournaments_named(bot.id)]
+        deleted = store.remove_bot(bot.id, with_games)
+        also = f" and its {deleted} game{'s' * (deleted != 1)}" if deleted else ""
+        console.print(f"removed {bot.ref}{also} from {db}, and its snapshot", markup=False)
+        if named:
+            err_console.print(
+                f"note: tournament{'s' * (len(named) != 1)} {', '.join(named)} named {bot.ref}: a --resume of"
+                f" {'them' if len(named) != 1 else 'it'} now stops at it",
+                markup=False,
+                soft_wrap=True,
+            )
+
+
 def main() -> None:
-    from . import cli_tournaments, cli_web  # noqa: F401  (they register their commands on the app)
+    from . import cli_gauntlet, cli_tournaments, cli_web  # noqa: F401  (they register their commands on the app)
 
     app()

@@ -12,6 +12,13 @@ have met the group's members least, ties broken by the seed). Rotations are the 
 shifts, not all K! orders: each bot holds each hand once per deal, which is what
 duplicate needs. Everything derives from the tournament's seed, so a resumed run plays
 exactly the games an uninterrupted one would.
+
+A league grows (``arena tournament run --resume --add BOT``) without replaying what it
+played: the tables of its earlier sizes keep their numbers, bots and deal seeds, and only
+tables that seat a new bot are appended, numbered on (``grown_groups``).
+
+A gauntlet (``gauntlet``) seats one bot, NEW, at every table, in rounds of one deal group
+per table, a match holding a few consecutive rounds of one table.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import hashlib
 import itertools
 import math
 import random
+from collections.abc import Sequence
 
 import msgspec
 
@@ -70,12 +78,61 @@ def groups(bots: int, size: int, seed: int) -> list[list[int]]:
     return chosen
 
 
-def round_robin(bots: int, size: int, deals: int, seed: int) -> list[Match]:
-    """Every match of a tournament, in a fixed order."""
+def grown_groups(sizes: Sequence[int], size: int, seed: int) -> list[list[int]]:
+    """The tables of a league that grew: it started with ``sizes[0]`` bots and had
+    ``sizes[i]`` after its i-th addition (the added bots take the next indices). The
+    tables of each earlier size come first, unchanged, so their numbers and deal seeds
+    stay; then, for each addition, only tables with at least one added bot:
+
+    - every such combination when the league so far was every combination and these
+      are at most ``MAX_GROUPS`` (the league stays a complete round robin);
+    - else a balanced greedy choice: each table starts with the added bot that sat least
+      and is filled with the bots that have met its members least (then those that sat
+      least, ties broken by the seed), until every added bot sat as often as the bots
+      before it did on average.
+    """
+    if any(later <= earlier for earlier, later in itertools.pairwise(sizes)):
+        raise ValueError(f"a league only grows: {list(sizes)}")
+    chosen = groups(sizes[0], size, seed)
+    complete = math.comb(sizes[0], size) <= MAX_GROUPS
+    for step, (before, after) in enumerate(itertools.pairwise(sizes), 1):
+        added = math.comb(after, size) - math.comb(before, size)
+        if complete and added <= MAX_GROUPS:
+            chosen += [list(g) for g in itertools.combinations(range(after), size) if g[-1] >= before]
+            continue
+        complete = False
+        sat = [0] * after
+        met = [[0] * after for _ in range(after)]
+        for group in chosen:
+            for b in group:
+                sat[b] += 1
+                for other in group:
+                    met[b][other] += other != b
+        target = max(1, round(sum(sat[:before]) / before))
+        rng = random.Random(f"groups/{seed}/grown/{step}")
+        while short := [b for b in range(before, after) if sat[b] < target]:
+            group = [min(short, key=lambda b: (sat[b], b))]
+            while len(group) < size:
+                candidates = [b for b in range(after) if b not in group]
+                rng.shuffle(candidates)
+                best = min(candidates, key=lambda b: (sum(met[b][m] for m in group), sat[b]))
+                group.append(best)
+            for b in group:
+                sat[b] += 1
+                for other in group:
+                    met[b][other] += other != b
+            chosen.append(sorted(group))
+    return chosen
+
+
+def round_robin(bots: int, size: int, deals: int, seed: int, grown: Sequence[int] = ()) -> list[Match]:
+    """Every match of a tournament, in a fixed order. ``grown``: the league's bot counts
+    before each of its additions (``grown_groups``); empty for a league that never grew."""
     if deals < 1:
         raise ValueError(f"--deals must be at least 1, not {deals}")
+    tables = grown_groups([*grown, bots], size, seed) if grown else groups(bots, size, seed)
     matches = []
-    for number, group in enumerate(groups(bots, size, seed)):
+    for number, group in enumerate(tables):
         games, deal_numbers = [], []
         for deal in range(deals):
             for rotation in range(size):
@@ -83,4 +140,34 @@ def round_robin(bots: int, size: int, deals: int, seed: int) -> list[Match]:
                 games.append(GameSpec(deal_seed(seed, number, deal), seats))
                 deal_numbers.append(deal)
         matches.append(Match(number, group, games, deal_numbers))
+    return matches
+
+
+def gauntlet_tables(opponents: int, size: int) -> list[list[int]]:
+    """The tables of a gauntlet: NEW (bot 0) with each combination of ``size - 1`` of
+    the ``opponents`` (bots 1 to ``opponents``); heads-up, NEW against each one."""
+    if not 2 <= size <= opponents + 1:
+        raise ValueError(f"a gauntlet table of {size} needs between 2 and {opponents + 1} seats")
+    return [[0, *rest] for rest in itertools.combinations(range(1, opponents + 1), size - 1)]
+
+
+def gauntlet(opponents: int, size: int, rounds: int, chunk: int, seed: int) -> list[Match]:
+    """Every match of a gauntlet, in the order it is played. A round is one deal group
+    (one deal in every rotation) at each table; deal group ``g`` is round ``g // T`` at
+    table ``g % T`` (``T`` tables). A match plays ``chunk`` rounds of one table, so its
+    bots start once for them: match ``j * T + t`` plays rounds ``j * chunk`` to
+    ``(j + 1) * chunk - 1`` of table ``t``, its games' ``deals`` numbering the rounds."""
+    if rounds < 1 or chunk < 1:
+        raise ValueError(f"a gauntlet needs at least one round and one round per match, not {rounds} and {chunk}")
+    tables = gauntlet_tables(opponents, size)
+    matches: list[Match] = []
+    for start in range(0, rounds, chunk):
+        for number, table in enumerate(tables):
+            games, deal_numbers = [], []
+            for deal in range(start, min(start + chunk, rounds)):
+                for rotation in range(size):
+                    seats = [(seat - rotation) % size for seat in range(size)]
+                    games.append(GameSpec(deal_seed(seed, number, deal), seats))
+                    deal_numbers.append(deal)
+            matches.append(Match(len(matches), table, games, deal_numbers))
     return matches

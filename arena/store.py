@@ -134,6 +134,19 @@ MIGRATIONS.append(
     ALTER TABLE tournaments ADD COLUMN lease_beat REAL;
     """
 )
+MIGRATIONS.append(
+    # 4: one board per rule set. The `variant` columns of tournaments and games hold the
+    # board (`board_variant`: the variant plus every setting that changes play or scoring
+    # and is not at its default), recomputed from each tournament's stored settings:
+    # house-rule games were pooled into their variant's board. Cached boards were
+    # computed over the old pools: dropped.
+    """
+    UPDATE tournaments SET variant = board_variant(game, variant, settings);
+    UPDATE games SET variant = (SELECT t.variant FROM tournaments t WHERE t.id = games.tournament_id)
+        WHERE variant != coalesce((SELECT t.variant FROM tournaments t WHERE t.id = games.tournament_id), variant);
+    DELETE FROM ratings;
+    """
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
 
@@ -161,6 +174,124 @@ def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
         rest = part[digits:]
         key.append((number, 0 if rest else 1, rest))
     return tuple(key)
+
+
+# --- boards: which games share a leaderboard ---------------------------------------------
+
+GAME_TITLES = {"nimmt": "6 nimmt!", "sixes": "Sixes"}
+"""How a board's label names its game."""
+_SETTING_WORDS: dict[str, Callable[[str], str]] = {
+    "end_score": lambda v: f"end at {v} heads",
+    "rounds": lambda v: f"{v} round" + ("" if v == "1" else "s"),
+    "keep_rows": lambda v: "rows kept" if v == "true" else "rows not kept",
+    "cards_per_turn": lambda v: f"{v} cards a turn" if v != "1" else "1 card a turn",
+    "shedding": lambda v: "shedding" if v == "true" else "no shedding",
+    "chips": lambda v: f"{v} chips",
+    "max_rounds": lambda v: f"at most {v} rounds",
+}
+"""How a board's label says a setting that is not at its default."""
+
+
+def _game(game: str) -> Any:
+    """The rules of ``game`` (None for a game the arena does not know)."""
+    from .games import GAMES
+
+    return GAMES.get(game)
+
+
+def _setting_defaults(game: str) -> dict[str, Any] | None:
+    """A game's settings at their defaults, in its order; None for a game the arena does not know."""
+    settings = getattr(_game(game), "Settings", None)
+    return None if settings is None else dict(msgspec.to_builtins(settings()))
+
+
+def _variants(game: str) -> tuple[str, ...]:
+    """A game's variants; ``("standard",)`` for a game without any."""
+    return tuple(getattr(_game(game), "VARIANTS", ("standard",)))
+
+
+def _setting_text(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def board_variant(game: str, settings: dict[str, Any]) -> str:
+    """The board of a game's rule set, as the ``variant`` columns hold it: the variant
+    (``standard`` for a game without variants), then, joined by commas in the order the
+    game lists its settings, every other setting that is not at its default: ``name``
+    for a switch that is on, else ``name=value`` (``standard,shedding``,
+    ``tactical,end_score=50``, ``standard,chips=15``). ``end_score`` is left out while
+    ``rounds`` is set, since the game then ignores it. At their defaults the settings
+    leave just the variant, so the default board keeps the key it always had."""
+    base = str(settings.get("variant", "standard"))
+    defaults = _setting_defaults(game)
+    if defaults is None:
+        return base
+    parts = [base]
+    for name, default in defaults.items():
+        value = settings.get(name, default)
+        if name == "variant" or value == default or (name == "end_score" and settings.get("rounds")):
+            continue
+        parts.append(name if value is True else f"{name}={_setting_text(value)}")
+    return ",".join(parts)
+
+
+def board_key(game: str, settings: dict[str, Any]) -> str:
+    """Which games share a leaderboard: ``GAME/`` and ``board_variant`` (``nimmt/standard``,
+    ``nimmt/standard,shedding``, ``sixes/standard,chips=15``). Settings that change
+    neither play nor scoring do not exist: every setting of a game counts."""
+    return f"{game}/{board_variant(game, settings)}"
+
+
+def board_settings(game: str, variant: str) -> dict[str, Any]:
+    """The settings a board's ``variant`` names (those not named are at their defaults),
+    or ``StoreError`` saying what is wrong with it."""
+    defaults = _setting_defaults(game)
+    if defaults is None:
+        raise StoreError(f"unknown game {game!r} in board {game}/{variant}")
+    base, *parts = variant.split(",")
+    if "=" in base or base in defaults:  # "sixes/chips=15": the variant left out
+        base, parts = "standard", [base, *parts]
+    variants = _variants(game)
+    if base not in variants:
+        raise StoreError(
+            f"unknown variant {base!r} of {game} in board {game}/{variant}: choose one of {', '.join(variants)}"
+        )
+    settings: dict[str, Any] = {"variant": base} if "variant" in defaults else {}
+    for part in parts:
+        name, equals, text = part.partition("=")
+        if name not in defaults or name == "variant":
+            known = ", ".join(n for n in defaults if n != "variant")
+            raise StoreError(f"unknown setting {name!r} of {game} in board {game}/{variant}: the settings are {known}")
+        default = defaults[name]
+        if isinstance(default, bool) and text.lower() in ("", "true", "false"):
+            settings[name] = not equals or text.lower() == "true"
+        elif not isinstance(default, bool) and isinstance(default, int) and text.isdigit():
+            settings[name] = int(text)
+        else:
+            kind = "on (bare name) or name=false" if isinstance(default, bool) else "a whole number"
+            raise StoreError(f"setting {part!r} in board {game}/{variant}: {name} is {kind}")
+    return settings
+
+
+def canonical_board(key: str) -> str:
+    """``key`` (``GAME/VARIANT[,SETTING...]``, a bare ``GAME/VARIANT`` or ``GAME``, the
+    settings in any order) as ``board_key`` writes it, or ``StoreError``."""
+    game, _, variant = key.partition("/")
+    return board_key(game, board_settings(game, variant or "standard"))
+
+
+def board_label(key: str) -> str:
+    """A board's key in words: ``6 nimmt! standard``, ``6 nimmt! standard · shedding``,
+    ``6 nimmt! tactical · end at 50 heads``, ``Sixes``, ``Sixes · 15 chips``."""
+    game, _, variant = key.partition("/")
+    base, *parts = (variant or "standard").split(",")
+    title = GAME_TITLES.get(game, game)
+    words = [f"{title} {base}" if len(_variants(game)) > 1 or base != "standard" else title]
+    for part in parts:
+        name, equals, value = part.partition("=")
+        say = _SETTING_WORDS.get(name)
+        words.append(part if say is None else say(value if equals else "true"))
+    return " · ".join(words)
 
 
 class StoredBot(msgspec.Struct, frozen=True):
@@ -520,6 +651,8 @@ class Store:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path}: schema version {version} is newer than this arena's ({SCHEMA_VERSION})")
+        # Migration 4 computes each tournament's board from its stored settings.
+        self.db.create_function("board_variant", 3, _migrated_variant, deterministic=True)
         for number in range(version, SCHEMA_VERSION):
             # One transaction per step: a migration is applied whole or not at all.
             self.db.executescript(f"BEGIN; {MIGRATIONS[number]}; PRAGMA user_version = {number + 1}; COMMIT;")
@@ -629,9 +762,14 @@ class Store:
     def create_tournament(
         self, name: str, game: str, variant: str, settings: dict[str, Any], seed: int, config: dict[str, Any]
     ) -> Tournament:
+        """A new tournament, running. Its ``variant`` (and its games') is stored as its board,
+        ``board_variant(game, settings)``, whatever variant name is passed: the settings
+        decide which leaderboard its games join."""
         exists = StoreError(f"a tournament named {name!r} exists: --resume finishes it, or choose another --name")
         if self.get_tournament(name) is not None:
             raise exists
+        if _setting_defaults(game) is not None:
+            variant = board_variant(game, settings)
         try:
             with self._transaction():
                 self.db.execute(
@@ -1008,6 +1146,122 @@ class Store:
         query = """SELECT game_id, seat FROM game_seats
                    WHERE bot_id = ? AND timeouts + crashes + malformed + illegal > 0 ORDER BY game_id DESC LIMIT ?"""
         return [(r[0], r[1]) for r in self.db.execute(query, (bot_id, limit))]
+
+    # --- housekeeping: who runs what, deleting a tournament, removing a bot, growing --
+
+    def lease_holders(self) -> dict[int, str]:
+        """The tournaments a live arena is running (its lease is held, see ``take_lease``),
+        each with that arena as ``pid P on HOST``. A tournament stored as running but not
+        here was stopped without a word (kill -9, a power cut): it is interrupted."""
+        query = "SELECT id, lease_owner, lease_beat FROM tournaments WHERE lease_owner IS NOT NULL"
+        held = {}
+        for tournament_id, owner, beat in self.db.execute(query).fetchall():
+            if _holds(owner, beat):
+                host, pid, _ = _owner_parts(owner)
+                held[tournament_id] = f"pid {pid} on {host}"
+        return held
+
+    def check_not_running(self, tournament_id: int, name: str, why: str) -> None:
+        """Refuse (``StoreError``, saying ``why``) when another live arena runs the tournament."""
+        row = self.db.execute(
+            "SELECT lease_owner, lease_beat FROM tournaments WHERE id = ?", (tournament_id,)
+        ).fetchone()
+        if row is not None and row[0] is not None and row[0] != self.owner and _holds(row[0], row[1]):
+            host, pid, _ = _owner_parts(row[0])
+            raise StoreError(
+                f"tournament {name!r} is being run by an arena (pid {pid} on {host}): {why}; stop that run"
+                f" first (Ctrl-C where it runs, or `kill {pid}` on {host}: it stays resumable)"
+            )
+
+    def delete_tournament(self, tournament_id: int) -> int:
+        """Delete a tournament with its games and their seats, in one transaction; its bots
+        stay. Refused while an arena runs it. Returns how many games were deleted."""
+        with self._transaction():
+            row = self.db.execute("SELECT name FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no tournament {tournament_id} in {self.path}")
+            self.check_not_running(tournament_id, row[0], "it cannot be deleted while it runs")
+            games = self.count_games(tournament_id)
+            self.db.execute(
+                "DELETE FROM game_seats WHERE game_id IN (SELECT id FROM games WHERE tournament_id = ?)",
+                (tournament_id,),
+            )
+            self.db.execute("DELETE FROM games WHERE tournament_id = ?", (tournament_id,))
+            self.db.execute("DELETE FROM tournaments WHERE id = ?", (tournament_id,))
+            self.db.execute("DELETE FROM ratings")  # cached boards counted those games
+        return games
+
+    def tournament_seat_counts(self, tournament_id: int) -> dict[str, int]:
+        """Games each bot (``name:version``) played in the tournament."""
+        query = """SELECT b.name || ':' || b.version, count(*) FROM game_seats s JOIN games g ON g.id = s.game_id
+                   JOIN bots b ON b.id = s.bot_id WHERE g.tournament_id = ? GROUP BY s.bot_id ORDER BY min(b.id)"""
+        return {row[0]: row[1] for row in self.db.execute(query, (tournament_id,))}
+
+    def bot_tournaments_named(self, bot_id: int) -> list[tuple[int, str]]:
+        """``(id, name)`` of the tournaments that name the bot (it is scheduled in them)
+        or hold its games."""
+        bot = self._bot_row("id = ?", (bot_id,))
+        query = "SELECT DISTINCT g.tournament_id FROM game_seats s JOIN games g ON g.id = s.game_id WHERE s.bot_id = ?"
+        played = {row[0] for row in self.db.execute(query, (bot_id,))}
+        rows = self.db.execute("SELECT id, name, config FROM tournaments ORDER BY id").fetchall()
+        return [
+            (tournament_id, name)
+            for tournament_id, name, config in rows
+            if tournament_id in played or (bot is not None and bot.ref in (json.loads(config).get("bots") or []))
+        ]
+
+    def remove_bot(self, bot_id: int, with_games: bool = False) -> int:
+        """Delete a stored bot and then its snapshot in ``<db>-bots/``. Refused while games
+        reference it, unless ``with_games``: then those games and their seats go too, in
+        the same transaction. Refused while an arena runs a tournament that plays it.
+        Returns how many games were deleted."""
+        with self._transaction():
+            bot = self._bot_row("id = ?", (bot_id,))
+            if bot is None:
+                raise StoreError(f"no bot {bot_id} in {self.path} (`arena bot list` shows them)")
+            tournaments = self.bot_tournaments_named(bot_id)
+            for tournament_id, name in tournaments:
+                self.check_not_running(tournament_id, name, f"it plays {bot.ref}")
+            names = [name for _, name in tournaments]
+            query = "SELECT DISTINCT game_id FROM game_seats WHERE bot_id = ?"
+            game_ids = [row[0] for row in self.db.execute(query, (bot_id,))]
+            if game_ids and not with_games:
+                raise StoreError(
+                    f"{bot.ref} played {len(game_ids)} stored game{'s' * (len(game_ids) != 1)} (tournament"
+                    f"{'s' * (len(names) != 1)} {', '.join(names)}): its ratings rest on them; --with-games"
+                    " removes those games too"
+                )
+            self.db.executemany("DELETE FROM game_seats WHERE game_id = ?", [(i,) for i in game_ids])
+            self.db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in game_ids])
+            self.db.execute("DELETE FROM bots WHERE id = ?", (bot_id,))
+            if game_ids:
+                self.db.execute("DELETE FROM ratings")  # cached boards counted those games
+        snapshot = Path(bot.path)
+        if snapshot.parent == self.snapshots:  # never a folder an older arena left elsewhere
+            remove_tree(snapshot)
+        return len(game_ids)
+
+    def grow_tournament(self, tournament_id: int, config: dict[str, Any]) -> None:
+        """Store a tournament's enlarged config (bots added to its league) and mark it
+        running again; only by the arena that holds its lease."""
+        with self._transaction():
+            cursor = self.db.execute(
+                "UPDATE tournaments SET config = ?, status = 'running', finished = NULL"
+                " WHERE id = ? AND lease_owner = ?",
+                (json.dumps(config), tournament_id, self.owner),
+            )
+            if cursor.rowcount != 1:
+                raise StoreError(f"{self.path}: tournament {tournament_id} is not held by this arena: run it again")
+
+
+def _migrated_variant(game: str, variant: str, settings: str) -> str:
+    """``board_variant`` of a stored tournament (its variant as it was when its settings
+    cannot be read)."""
+    try:
+        parsed = json.loads(settings)
+    except (TypeError, ValueError):
+        return variant
+    return board_variant(game, parsed) if isinstance(parsed, dict) else variant
 
 
 def _faults_named(method: Callable[..., Any]) -> Callable[..., Any]:

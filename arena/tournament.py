@@ -21,7 +21,7 @@ import trio
 from . import replay as replay_files
 from .referee import GameResult, MatchSpec, Observer, TimeLimits, play_match
 from .sandbox.base import Sandbox
-from .schedule import Match, round_robin
+from .schedule import Match, gauntlet, round_robin
 from .store import FAULT_KINDS, GameRecord, SeatResult, Store, StoredBot, Tournament
 
 
@@ -34,6 +34,9 @@ class TournamentConfig(msgspec.Struct, frozen=True):
     deals: int
     limits: TimeLimits = TimeLimits()
     fair_time: bool = True
+    grown: list[int] = msgspec.field(default_factory=list)
+    """The league's bot count before each ``--add`` (empty: it never grew): the schedule
+    keeps the tables of each earlier size and appends those of the added bots."""
 
 
 class Progress:
@@ -91,7 +94,10 @@ def sigterm_as_ctrl_c() -> None:
 
 
 def schedule_of(tournament: Tournament, config: TournamentConfig) -> list[Match]:
-    return round_robin(len(config.bots), config.table_size, config.deals, tournament.seed)
+    if "gauntlet" in tournament.config:  # arena gauntlet: NEW (bot 0) against the others
+        chunk = int(tournament.config["gauntlet"]["chunk"])
+        return gauntlet(len(config.bots) - 1, config.table_size, config.deals, chunk, tournament.seed)
+    return round_robin(len(config.bots), config.table_size, config.deals, tournament.seed, config.grown)
 
 
 async def run_tournament(
@@ -101,11 +107,16 @@ async def run_tournament(
     sandbox: Sandbox,
     concurrency: int,
     progress: Progress | None = None,
+    schedule: list[Match] | None = None,
 ) -> int:
-    """Play every game of the tournament not yet stored; return how many were played."""
+    """Play every game of the tournament not yet stored; return how many were played.
+
+    ``schedule``: only these of its matches (a gauntlet plays its schedule a batch at a
+    time); then the caller decides when the tournament is finished."""
     config = msgspec.convert(tournament.config, TournamentConfig)
     progress = progress or Progress()
-    schedule = schedule_of(tournament, config)
+    whole = schedule is None
+    schedule = schedule_of(tournament, config) if schedule is None else schedule
     done = store.done_games(tournament.id)
     total = sum(len(m.games) for m in schedule)
     progress.started(total, len(done))
@@ -142,7 +153,7 @@ async def run_tournament(
                     nursery.start_soon(run, match)
         finally:
             writer.close()  # the writer stores what is queued, then ends (also on Ctrl-C)
-    if store.count_games(tournament.id) == total:
+    if whole and store.count_games(tournament.id) == total:
         store.set_status(tournament.id, "finished")
     return played
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import Any
 
 import msgspec
@@ -18,7 +19,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from arena.store import Store
+from arena.store import Store, version_key
 
 from .ratings import Table as Tabulated
 from .ratings import likelihood_of_superiority, rate, table_from_seats
@@ -37,13 +38,70 @@ class Row(msgspec.Struct, frozen=True):
     crashes: int
     malformed: int
     illegal: int
+    groups: int = 0
+    """Deal groups the bot played in."""
+    bound: str = ""
+    """"" for a two-sided interval; ">" when the bot won every comparison (its rating is
+    only a lower bound, ``low``), "<" when it lost every one (an upper bound, ``high``)."""
+    component: int = 0
+    """Bots of different components never played each other, directly or through other
+    bots: their Elos cannot be compared. 0 is the largest; ``rank`` counts within one."""
+    note: str = ""
+    """Why the interval is missing or weak, in words (empty when it is not)."""
 
     @property
     def faults(self) -> int:
         return self.timeouts + self.crashes + self.malformed + self.illegal
 
 
-_rows_decoder = msgspec.json.Decoder(list[Row])
+def _finite(value: float) -> bool:
+    return not (math.isnan(value) or math.isinf(value))
+
+
+class AnchorError(ValueError):
+    """The anchor cannot be used on the board: its bot is not on it (``missing``; ``bots``
+    are the board's), or the fit refuses it (a bot with only a bound, say)."""
+
+    def __init__(self, message: str, bots: list[str], missing: bool = True) -> None:
+        super().__init__(message)
+        self.bots = bots
+        self.missing = missing
+
+
+Anchor = tuple[str, float]
+"""A bot, ``NAME`` or ``NAME:VERSION``, and the Elo it is given."""
+
+
+def parse_anchor(text: str) -> Anchor:
+    """``NAME[:VERSION]=ELO`` as an ``Anchor``, or ``ValueError`` saying the expected form."""
+    ref, equals, value = text.strip().rpartition("=")
+    ref = ref.strip()
+    try:
+        elo = float(value)
+    except ValueError:
+        elo = math.nan
+    if not equals or not ref or not _finite(elo) or ref.count(":") > 1 or ref.startswith(":") or ref.endswith(":"):
+        raise ValueError(f"{text!r}: expected NAME[:VERSION]=ELO, e.g. heuristic:1.0.0=1500")
+    return ref, elo
+
+
+def find_anchor(bots: list[str], ref: str) -> str | None:
+    """The bot of ``bots`` (``name:version``) that ``ref`` names: itself, or for a bare
+    name its highest version on the board."""
+    if ":" in ref:
+        return ref if ref in bots else None
+    versions = [b for b in bots if b.rpartition(":")[0] == ref]
+    return max(versions, key=lambda b: version_key(b.rpartition(":")[2]), default=None)
+
+
+def _decode_rows(board: str | bytes) -> list[Row]:
+    """JSON writes a missing interval (NaN) as null: read back as NaN."""
+    raw = msgspec.json.decode(board)
+    for row in raw:
+        for field in ("elo", "low", "high"):
+            if row.get(field) is None:
+                row[field] = math.nan
+    return msgspec.convert(raw, list[Row])
 
 
 class _Scope(msgspec.Struct):
@@ -94,15 +152,23 @@ def _load(
 
 
 def board_scope(
-    game: str | None = None, variant: str | None = None, tournament: str | None = None, through: int | None = None
+    game: str | None = None,
+    variant: str | None = None,
+    tournament: str | None = None,
+    through: int | None = None,
+    anchor: Anchor | None = None,
 ) -> str:
     """The key a board is cached under in the store."""
-    return f"board|{game}|{variant}|{tournament}" + ("" if through is None else f"|through {through}")
+    return (
+        f"board|{game}|{variant}|{tournament}"
+        + ("" if through is None else f"|through {through}")
+        + ("" if anchor is None else f"|anchor {anchor[0]}={anchor[1]!r}")
+    )
 
 
 def decode_rows(board: str | bytes) -> list[Row]:
     """Rows as ``leaderboard`` caches them (JSON)."""
-    return _rows_decoder.decode(board)
+    return _decode_rows(board)
 
 
 def leaderboard(
@@ -111,30 +177,55 @@ def leaderboard(
     variant: str | None = None,
     tournament: str | None = None,
     through_tournament: int | None = None,
+    anchor: Anchor | None = None,
 ) -> list[Row]:
-    """Every bot of the chosen games, best Elo first.
+    """Every bot of the chosen games: component by component (the largest first), best
+    Elo first within each, ranked within it.
 
     ``through_tournament``: only the games of tournaments with at most this id, the
     board as it stood after that tournament (the web's rating-over-time chart).
+    ``anchor``: that bot has that Elo and the others are relative to it; ``AnchorError``
+    when it is not on the board.
     """
-    scope = board_scope(game, variant, tournament, through_tournament)
+    scope = board_scope(game, variant, tournament, through_tournament, anchor)
     last = store.last_game_id()
     cached = store.cached_board(scope, last)
     if cached is not None:
-        return _rows_decoder.decode(cached)
+        return _decode_rows(cached)
     loaded = _load(store, game, variant, tournament, through_tournament)
     if loaded is None:
+        if anchor is not None:
+            raise AnchorError(f"no bot {anchor[0]!r} on the board: it has no games", [])
         return []
     names = store.bot_names()
+    anchored, found = None, None
+    if anchor is not None:
+        on_board = sorted(names[b] for b in loaded.bot_ids)
+        found = find_anchor(on_board, anchor[0])
+        if found is None:
+            where = f"{game}/{variant}" if game and variant else "the board"
+            raise AnchorError(f"no bot {anchor[0]!r} on {where}: its bots are {', '.join(on_board)}", on_board)
+        anchored = (str(next(b for b in loaded.bot_ids if names[b] == found)), anchor[1])
     faults = store.fault_totals(game, variant, tournament, through_tournament)
     index = {bot_id: i for i, bot_id in enumerate(loaded.bot_ids)}
+    try:
+        rated = rate(loaded.table, anchor=anchored)
+    except ValueError as exc:  # an anchor the fit refuses (one with only a bound, say): named, not numbered
+        if anchored is None or anchor is None:
+            raise
+        raise AnchorError(str(exc).replace(repr(anchored[0]), repr(found or anchor[0])), [], False) from None
+    ratings = sorted(rated, key=lambda r: r.component)  # stable: best first within each
     rows = []
-    for position, rating in enumerate(rate(loaded.table), 1):
+    ranks: dict[int, int] = {}
+    for rating in ratings:
         bot_id = int(rating.bot)
         i = index[bot_id]
+        component = rating.component
+        ranks[component] = ranks.get(component, 0) + 1
+        timeouts, crashes, malformed, illegal = faults.get(bot_id, (0, 0, 0, 0))
         rows.append(
             Row(
-                position,
+                ranks[component],
                 names[bot_id],
                 round(rating.elo, 1),
                 round(rating.low, 1),
@@ -142,7 +233,14 @@ def leaderboard(
                 int(loaded.games[i]),
                 int(loaded.wins[i]),
                 round(float(loaded.per_round[i]), 3),
-                *faults.get(bot_id, (0, 0, 0, 0)),
+                timeouts,
+                crashes,
+                malformed,
+                illegal,
+                groups=rating.groups,
+                bound=rating.bound,
+                component=component,
+                note=rating.note,
             )
         )
     store.cache_board(scope, last, msgspec.json.encode(rows).decode())
@@ -185,8 +283,8 @@ def _board(rows: list[Row], title: str, columns: tuple[str, ...], detail: bool, 
         cells = {
             "#": str(r.rank),
             "bot": r.bot,
-            "Elo": f"{r.elo:.0f}",
-            "95% CI": f"{r.low:.0f}–{r.high:.0f}",
+            "Elo": f"{r.elo:.0f}" if _finite(r.elo) else "—",
+            "95% CI": interval_text(r),
             "games": str(r.games),
             "wins": str(r.wins),
             "score/rd": f"{r.penalty_per_round:.2f}",
@@ -222,6 +320,60 @@ def render_table(rows: list[Row], title: str = "Leaderboard", width: int | None 
     return _board(rows, title, NARROWER[-1][0], False, True)
 
 
+def interval_text(row: Row) -> str:
+    """The interval as a table shows it: ``1406–1583``; one-sided, ``> 1850`` or
+    ``< 1120``, for a bot that won (lost) every comparison; ``—`` when there is none."""
+    if row.bound == ">" and _finite(row.low):
+        return f"> {row.low:.0f}"
+    if row.bound == "<" and _finite(row.high):
+        return f"< {row.high:.0f}"
+    if not (_finite(row.low) and _finite(row.high)):
+        return "—"
+    return f"{row.low:.0f}–{row.high:.0f}"
+
+
+def parts(rows: list[Row]) -> list[list[Row]]:
+    """The board's components, each a board of its own (rows keep their order)."""
+    found: dict[int, list[Row]] = {}
+    for row in rows:
+        found.setdefault(row.component, []).append(row)
+    return [found[c] for c in sorted(found)]
+
+
+APART = (
+    "The bots below never played those above, directly or through other bots: their Elos cannot be"
+    " compared with the others' (a scale of their own)."
+)
+"""What separates the parts of a board whose bots never all met."""
+
+
+def notes(rows: list[Row]) -> list[str]:
+    """The rows' notes, each once, with the bots it concerns: ``note: 3 deal groups:
+    interval from few groups (every bot)``."""
+    by_note: dict[str, list[str]] = {}
+    for row in rows:
+        if row.note:
+            by_note.setdefault(row.note, []).append(row.bot)
+    return [
+        f"note: {note} ({'every bot' if len(bots) == len(rows) > 1 else ', '.join(bots)})"
+        for note, bots in by_note.items()
+    ]
+
+
+def render_board(rows: list[Row], title: str = "Leaderboard", width: int | None = None) -> list[Table | str]:
+    """The whole board: a table per component (``render_table``), each after a line saying
+    its bots never met the others, then the notes; strings are lines of text."""
+    split = parts(rows)
+    shown: list[Table | str] = []
+    for number, part in enumerate(split, 1):
+        if number > 1:
+            shown.append(APART)
+        named = title if len(split) == 1 else f"{title}, part {number} of {len(split)}"
+        shown.append(render_table(part, named, width))
+    shown.extend(notes(rows))
+    return shown
+
+
 def natural_width(renderable: Any) -> int:
     """The columns ``renderable`` takes when nothing constrains it."""
     return _MEASURE.measure(renderable).maximum
@@ -236,7 +388,7 @@ Los = tuple[list[str], list[list[float]]]
 
 
 def boards_json(boards: dict[str, list[Row]], los: dict[str, Los] | None = None) -> str:
-    """``{"game/variant": [row, ...]}``; with ``los``, each row also holds ``"los"``:
+    """``{board key: [row, ...]}`` (``nimmt/standard,shedding``); with ``los``, each row also holds ``"los"``:
     ``{other bot: the chance this bot is better}``."""
     out: dict[str, list[dict[str, Any]]] = {}
     for kind, rows in boards.items():
@@ -250,25 +402,31 @@ def boards_json(boards: dict[str, list[Row]], los: dict[str, Los] | None = None)
     return msgspec.json.format(msgspec.json.encode(out).decode(), indent=2)
 
 
+def _cell(row: Row, field: str) -> Any:
+    """A CSV cell: a missing number (no interval) is empty."""
+    value = getattr(row, field)
+    return "" if isinstance(value, float) and not _finite(value) else value
+
+
 def render_csv(rows: list[Row]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     fields = list(Row.__struct_fields__)
     writer.writerow(fields)
     for r in rows:
-        writer.writerow([getattr(r, f) for f in fields])
+        writer.writerow([_cell(r, f) for f in fields])
     return out.getvalue()
 
 
 def boards_csv(boards: dict[str, list[Row]]) -> str:
-    """Every board in one CSV: ``game`` (``game/variant``), then a row's fields."""
+    """Every board in one CSV: ``game`` (the board key, ``game/variant``), then a row's fields."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     fields = list(Row.__struct_fields__)
     writer.writerow(["game", *fields])
     for kind, rows in boards.items():
         for r in rows:
-            writer.writerow([kind, *(getattr(r, f) for f in fields)])
+            writer.writerow([kind, *(_cell(r, f) for f in fields)])
     return out.getvalue()
 
 

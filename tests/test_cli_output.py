@@ -126,7 +126,7 @@ def boards_of(league: League) -> set[str]:
 
 
 def test_leaderboard_json_with_los_is_json_for_every_board(league: League) -> None:
-    assert boards_of(league) == {"nimmt/standard", "sixes/standard"}
+    assert boards_of(league) == {"nimmt/standard,end_score=30", "sixes/standard"}, "one board per rule set"
     for scope in ([], ["--tournament", "spring"], ["--tournament", "cup"]):
         result = arena("leaderboard", "--db", str(league.db), "--format", "json", "--los", *scope)
         assert result.returncode == 0, result.stderr
@@ -147,7 +147,7 @@ def test_leaderboard_csv_and_its_los_table_parse(league: League) -> None:
     result = arena("leaderboard", "--db", str(league.db), "--format", "csv")
     table = list(csv.reader(io.StringIO(result.stdout)))
     assert table[0][:3] == ["game", "rank", "bot"] and {len(r) for r in table} == {len(table[0])}
-    assert {r[0] for r in table[1:]} == {"nimmt/standard", "sixes/standard"}
+    assert {r[0] for r in table[1:]} == {"nimmt/standard,end_score=30", "sixes/standard"}
     assert len(table) == 1 + 3 + 2
     los = arena("leaderboard", "--db", str(league.db), "--format", "csv", "--los")
     pairs = list(csv.DictReader(io.StringIO(los.stdout)))
@@ -169,7 +169,8 @@ def assert_whole_board(text: str) -> None:
     for bot in ("heuristic:1.0.0", "random:1.0.0", LONG):
         row = next((line for line in lines if f" {bot} " in line), None)
         assert row is not None, (bot, text)
-        assert re.search(r"│\s+\d+\s+│\s+\S+\s+│\s+\d{3,4}\s+│\s+\d{3,4}–\d{3,4}\s+│\s+\d+\s+│", row), row
+        interval = r"(\d{3,4}–\d{3,4}|[<>] \d{3,4}|—)"  # two-sided, a bound, or none
+        assert re.search(rf"│\s+\d+\s+│\s+\S+\s+│\s+\d{{3,4}}\s+│\s+{interval}\s+│\s+\d+\s+│", row), row
 
 
 def test_leaderboard_fits_80_columns_on_a_terminal(league: League) -> None:

@@ -144,7 +144,7 @@ def test_stored_bots_work_from_any_folder_and_after_moving_the_database(folders:
     # Another folder, an absolute --db (cron): the stored bots are found.
     board = arena("leaderboard", "--db", db, "--format", "json", cwd=elsewhere)
     assert board.returncode == 0, board.stderr
-    assert {row["bot"] for row in json.loads(board.stdout)["nimmt/standard"]} == {
+    assert {row["bot"] for row in json.loads(board.stdout)["nimmt/standard,end_score=30"]} == {
         "heuristic:1.0.0",
         "random:1.0.0",
         "lowest:0.10",
@@ -435,7 +435,7 @@ def read_everything(db: Path, user: int | None) -> None:
         assert result.returncode == 0, (command, result.stderr)
         assert "Traceback" not in result.stderr
     board = arena("leaderboard", "--db", db, "--format", "json", user=user)
-    assert len(json.loads(board.stdout)["nimmt/standard"]) == 3
+    assert len(json.loads(board.stdout)["nimmt/standard,end_score=30"]) == 3
     with serving_as(db, user) as url:
         boards = json.loads(urllib.request.urlopen(f"{url}/api/leaderboard", timeout=30).read())["boards"]
         assert boards and boards[0]["rows"], boards

@@ -1,4 +1,5 @@
-"""Elo ratings from K-player results: known strengths recovered, honest intervals, duplicate deals."""
+"""Elo ratings from K-player results: known strengths recovered, honest intervals, bounds,
+components, anchors and duplicate deals."""
 
 from __future__ import annotations
 
@@ -9,7 +10,18 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from leaderboard.ratings import ELO_PER_NAT, GameResult, Rating, likelihood_of_superiority, rate
+from leaderboard.ratings import (
+    ELO_PER_NAT,
+    TAIL,
+    GameResult,
+    Rating,
+    _fit,
+    _t_cdf,
+    _t_quantile,
+    likelihood_of_superiority,
+    rate,
+    table_from_seats,
+)
 
 TRUE_ELO = {"ada": 1250.0, "bo": 1400.0, "cy": 1450.0, "di": 1550.0, "ed": 1600.0, "flo": 1750.0}
 """Six bots, mean 1500 like the fitted ratings."""
@@ -47,17 +59,10 @@ def test_recovers_known_strengths_within_the_intervals() -> None:
     assert statistics.mean(rating.elo for rating in ratings) == pytest.approx(1500)
     for rating in ratings:
         assert rating.low <= TRUE_ELO[rating.bot] <= rating.high, rating
-        assert rating.low <= rating.elo <= rating.high
+        assert rating.low < rating.elo < rating.high
         assert rating.games == pytest.approx(3000 * 4 / 6, rel=0.1)
-
-
-def test_intervals_cover_the_truth_about_95_percent_of_the_time() -> None:
-    """The pairwise results of one game are correlated; the bootstrap over games must see it."""
-    covered = []
-    for seed in range(20):
-        for rating in rate(plackett_luce_games(TRUE_ELO, 600, 4, seed=100 + seed)):
-            covered.append(rating.low <= TRUE_ELO[rating.bot] <= rating.high)
-    assert 0.88 <= statistics.mean(covered) <= 0.995
+        assert rating.groups == rating.games  # every game is a group of its own
+        assert (rating.bound, rating.component, rating.note) == ("", 0, "")
 
 
 def test_four_times_the_games_halve_the_intervals() -> None:
@@ -72,14 +77,8 @@ def test_a_game_where_all_tie_says_nothing() -> None:
     tie = [GameResult(game, ["ada", "bo", "cy"], [1, 1, 1]) for game in range(10)]
     for rating in rate(tie):
         assert (rating.elo, rating.low, rating.high) == pytest.approx((1500, 1500, 1500))
-
-
-def test_a_bot_that_won_everything_stays_finite() -> None:
-    games = [GameResult(game, ["ada", "bo", "cy"], [1, 2 + game % 2, 3 - game % 2]) for game in range(50)]
-    ada, *others = rate(games)
-    assert ada.bot == "ada"
-    assert all(math.isfinite(value) for value in (ada.elo, ada.low, ada.high))
-    assert ada.elo > max(other.high for other in others)
+    bots, los = likelihood_of_superiority(tie)
+    assert los == [[0.5] * 3] * 3
 
 
 def test_matches_a_plain_minorisation_maximisation_fit() -> None:
@@ -112,18 +111,109 @@ def test_matches_a_plain_minorisation_maximisation_fit() -> None:
     ratings = by_bot(rate(games, bootstrap=0))
     assert {bot: rating.elo for bot, rating in ratings.items()} == pytest.approx(expected, abs=1e-6)
     assert {bot: rating.games for bot, rating in ratings.items()} == {"ada": 4, "bo": 3, "cy": 4}
+    assert {bot: rating.groups for bot, rating in ratings.items()} == {"ada": 3, "bo": 2, "cy": 3}
     assert all(math.isnan(rating.low) and math.isnan(rating.high) for rating in ratings.values())
+    assert rate(games) == rate(games, bootstrap=200, seed=9)  # old call shapes: no resampling any more
 
 
-def test_the_anchor_is_exactly_1500() -> None:
+def three_bots(groups: int, games_per_group: int = 3) -> list[GameResult]:
+    """Three bots, every game a different order of them, ``groups`` deal groups."""
+    orders = [[1, 2, 3], [2, 1, 3], [3, 1, 2], [1, 3, 2], [2, 3, 1]]
+    return [
+        GameResult(group, ["ada", "bo", "cy"], orders[(group * 2 + game) % len(orders)])
+        for group in range(groups)
+        for game in range(games_per_group)
+    ]
+
+
+def test_one_deal_group_gives_no_interval_and_two_give_one() -> None:
+    for rating in rate(three_bots(1)):
+        assert math.isnan(rating.low) and math.isnan(rating.high)
+        assert math.isfinite(rating.elo)
+        assert (rating.groups, rating.note) == (1, "one deal group: no interval")
+    for rating in rate(three_bots(2)):
+        assert rating.low < rating.elo < rating.high, rating
+        assert rating.groups == 2
+        assert rating.note == "2 deal groups: interval from few groups"
+    assert all(rating.note == "" for rating in rate(three_bots(8)))
+
+
+def test_a_bot_that_wins_everything_is_a_lower_bound_and_leaves_the_others_alone() -> None:
+    field = plackett_luce_games({"bo": 1450, "cy": 1500, "di": 1550}, 60, 3, seed=2)
+    # The same games with "ada" added in a first seat of its own: it wins every comparison.
+    joined = [GameResult(g.group, ["ada", *g.players], [1, *(rank + 1 for rank in g.ranks)]) for g in field]
+    alone, together = by_bot(rate(field)), by_bot(rate(joined))
+    ada = together.pop("ada")
+    assert ada.bound == ">"
+    assert ada.note == "won every comparison: lower bound only"
+    assert math.isnan(ada.high) and ada.low > max(r.high for r in together.values())
+    assert ada.elo >= ada.low
+    assert [r.bound for r in together.values()] == ["", "", ""]
+    for bot, rating in together.items():  # the centre ignores "ada": nobody drifts
+        assert (rating.elo, rating.low, rating.high) == pytest.approx((alone[bot].elo, alone[bot].low, alone[bot].high))
+
+    # The bound is exact whatever ties the comparisons of one group: a group's sweep is
+    # at most as likely as beating its strongest opponent, and over 60 groups
+    # P(beat the strongest)^60 is 2.5% at the bound.
+    p = TAIL ** (1 / 60)
+    strongest = max(rating.elo for rating in together.values())
+    assert ada.low == pytest.approx(strongest + ELO_PER_NAT * math.log(p / (1 - p)))
+
+    # The mirror image: a bot in a last seat of its own lost every comparison.
+    last = [GameResult(g.group, [*g.players, "zed"], [*g.ranks, 4]) for g in field]
+    zed = by_bot(rate(last))["zed"]
+    assert (zed.bound, zed.note) == ("<", "lost every comparison: upper bound only")
+    assert math.isnan(zed.low) and zed.high < min(r.low for r in alone.values())
+
+
+def test_heads_up_sweep_bounds_the_gap() -> None:
+    ratings = by_bot(rate([GameResult(game, ["ada", "bo"], [1, 2]) for game in range(10)]))
+    p = TAIL ** (1 / 10)
+    gap = ELO_PER_NAT * math.log(p / (1 - p))
+    assert (ratings["ada"].bound, ratings["bo"].bound) == (">", "<")
+    assert ratings["ada"].low == pytest.approx(1500 + gap / 2)
+    assert ratings["bo"].high == pytest.approx(1500 - gap / 2)
+    bots, los = likelihood_of_superiority([GameResult(game, ["ada", "bo"], [1, 2]) for game in range(10)])
+    assert los[0][1] == pytest.approx(1 - 0.5**10)
+
+
+def test_bots_that_never_met_get_scales_of_their_own() -> None:
+    big = plackett_luce_games({"ada": 1400, "bo": 1500, "cy": 1600}, 90, 3, seed=4)
+    small = [
+        GameResult(f"s{g.group}", ["xi", "yu"], g.ranks[:2]) for g in plackett_luce_games({"a": 0, "b": 0}, 40, 2, 5)
+    ]
+    ratings = rate(big + small)
+    assert [r.component for r in ratings] == [0, 0, 0, 1, 1]  # the largest first
+    for component in (0, 1):
+        assert statistics.mean(r.elo for r in ratings if r.component == component) == pytest.approx(1500)
+    marked = [r for r in ratings if r.component == 1]
+    assert all(r.note.startswith("never met the bots of the largest component") for r in marked)
+    assert all(r.note == "" for r in ratings if r.component == 0)
+    assert by_bot(ratings)["ada"].elo == pytest.approx(by_bot(rate(big))["ada"].elo)
+    bots, los = likelihood_of_superiority(big + small)
+    assert bots == [r.bot for r in ratings]
+    for i, a in enumerate(ratings):
+        for j, b in enumerate(ratings):
+            assert math.isnan(los[i][j]) == (a.component != b.component)
+    assert los[3][4] + los[4][3] == pytest.approx(1)
+
+
+def test_the_anchor_has_its_elo() -> None:
     games = plackett_luce_games(TRUE_ELO, 500, 4, seed=3)
-    centred, anchored = by_bot(rate(games)), by_bot(rate(games, anchor="bo"))
-    assert (anchored["bo"].elo, anchored["bo"].low, anchored["bo"].high) == (1500, 1500, 1500)
-    shift = centred["bo"].elo - 1500
+    centred, anchored = by_bot(rate(games)), by_bot(rate(games, anchor=("bo", 1700)))
+    assert (anchored["bo"].elo, anchored["bo"].low, anchored["bo"].high) == (1700, 1700, 1700)
+    shift = centred["bo"].elo - 1700
     for bot in TRUE_ELO:
         assert anchored[bot].elo == pytest.approx(centred[bot].elo - shift)
+        if bot != "bo":  # an interval of the difference with "bo", which is wider than the centred one
+            assert anchored[bot].low < anchored[bot].elo < anchored[bot].high
+            assert anchored[bot].high - anchored[bot].low > 0.9 * (centred[bot].high - centred[bot].low)
+    assert by_bot(rate(games, anchor="bo"))["bo"].elo == 1500  # a bare bot: 1500
     with pytest.raises(ValueError, match="'zed' is not among the rated bots"):
         rate(games, anchor="zed")
+    sweep = [GameResult(g.group, ["zed", *g.players], [1, *(r + 1 for r in g.ranks)]) for g in games]
+    with pytest.raises(ValueError, match="'zed' won every comparison, so its rating is only a bound"):
+        rate(sweep, anchor=("zed", 1600))
 
 
 def test_likelihood_of_superiority() -> None:
@@ -138,11 +228,28 @@ def test_likelihood_of_superiority() -> None:
     assert los[bots.index("ada")][bots.index("flo")] < 0.01
 
 
-def test_same_seed_same_answer() -> None:
+def test_equal_bots_are_each_as_likely_better() -> None:
+    values = []
+    for seed in range(20):
+        bots, los = likelihood_of_superiority(plackett_luce_games({b: 1500.0 for b in "abcd"}, 200, 4, seed=seed))
+        values += [los[i][j] for i in range(4) for j in range(4) if i != j]
+    assert statistics.mean(values) == pytest.approx(0.5, abs=1e-9)  # each pair counted both ways
+    assert 0.2 < statistics.median(abs(v - 0.5) for v in values) < 0.35  # spread over (0, 1)
+
+
+def test_student_t() -> None:
+    quantiles = _t_quantile(0.975, np.array([1.0, 2.0, 3.0, 4.0, 10.0, 30.0, 1e4, 1e6]))
+    expected = [12.7062047, 4.3026527, 3.1824463, 2.7764451, 2.2281389, 2.0422725, 1.9602012, 1.9602012]
+    assert quantiles == pytest.approx(expected, abs=1e-6)  # above 10,000 degrees of freedom: 10,000
+    t = np.array([-3.0, -0.4, 0.0, 0.7, 2.5])
+    assert _t_cdf(t, np.ones(5)) == pytest.approx(0.5 + np.arctan(t) / math.pi)  # Cauchy
+    assert _t_cdf(t, np.full(5, 2.0)) == pytest.approx(0.5 + t / (2 * np.sqrt(2 + t * t)))
+
+
+def test_same_answer_every_time() -> None:
     games = plackett_luce_games(TRUE_ELO, 300, 3, seed=9)
-    assert rate(games, seed=4) == rate(games, seed=4)
-    assert rate(games, seed=4) != rate(games, seed=5)
-    assert [rating.elo for rating in rate(games, seed=4)] == [rating.elo for rating in rate(games, seed=5)]
+    assert rate(games) == rate(games)
+    assert likelihood_of_superiority(games) == likelihood_of_superiority(games)
     assert rate([]) == []
     assert likelihood_of_superiority([]) == ([], [])
 
@@ -163,7 +270,7 @@ def test_bad_results_are_named(game: GameResult, message: str) -> None:
         rate([game])
 
 
-# Duplicate against random deals. Each deal gives each seat's hand a luck that matters
+# Duplicate deals with hand luck. Each deal gives each seat's hand a luck that matters
 # more than the bots' strengths; a game ranks the seats by strength + hand luck + noise.
 LUCK_BOTS = ["strong", "weak", "filler-", "filler+"]
 LUCK_STRENGTH = np.array([0.1, 0.0, -0.3, 0.3])
@@ -171,20 +278,50 @@ HAND_LUCK = 1.0
 NOISE = 0.5
 
 
-def luck_games(games: int, duplicate: bool, seed: int, strength: np.ndarray = LUCK_STRENGTH) -> list[GameResult]:
-    """The four bots at four seats. Duplicate: each deal is played once per rotation of the
-    seats and is one group. Random: every game is a fresh deal and its own group."""
+def luck_arrays(
+    strength: np.ndarray, groups: int, duplicate: bool, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All bots at one table; a group is one deal in every rotation of the seats
+    (duplicate) or as many games on deals of their own. Group numbers, seat bots, ranks."""
     rng = np.random.default_rng(seed)
-    seats = len(LUCK_BOTS)
-    rotation = np.arange(games) % seats
+    seats = len(strength)
+    group = np.repeat(np.arange(groups), seats)
+    rotation = np.tile(np.arange(seats), groups)
     seat_bot = (np.arange(seats)[None, :] + rotation[:, None]) % seats
-    deal = np.arange(games) // seats if duplicate else np.arange(games)
-    hand_luck = rng.normal(0, HAND_LUCK, (deal[-1] + 1, seats))[deal]
-    ranks = standing(strength[seat_bot] + hand_luck + rng.normal(0, NOISE, seat_bot.shape))
+    deal = group if duplicate else np.arange(groups * seats)
+    luck = rng.normal(0, HAND_LUCK, (deal[-1] + 1, seats))[deal]
+    ranks = standing(strength[seat_bot] + luck + rng.normal(0, NOISE, seat_bot.shape))
+    return group, seat_bot, ranks.astype(np.float64)
+
+
+def luck_games(games: int, duplicate: bool, seed: int, strength: np.ndarray = LUCK_STRENGTH) -> list[GameResult]:
+    group, seat_bot, ranks = luck_arrays(strength, games // len(strength), duplicate, seed)
+    if not duplicate:
+        group = np.arange(len(group))
     return [
-        GameResult(int(deal[game]), [LUCK_BOTS[bot] for bot in seat_bot[game]], ranks[game].tolist())
-        for game in range(games)
+        GameResult(int(group[game]), [LUCK_BOTS[bot] for bot in seat_bot[game]], ranks[game].tolist())
+        for game in range(len(group))
     ]
+
+
+def test_intervals_cover_the_truth_about_95_percent_of_the_time() -> None:
+    """200 tournaments of 5 bots at one table, 4 duplicate deals each: the truth is the fit
+    of 40,000 more deals. The games of one deal are correlated; the intervals must see it."""
+    strength = np.array([0.7, 0.45, 0.2, -0.35, -0.8])
+    bots = [f"b{i}" for i in range(5)]
+    group, seat_bot, ranks = luck_arrays(strength, 40_000, True, seed=11)
+    pool = table_from_seats(bots, 40_000, [(group, seat_bot, ranks)])
+    theta = _fit(pool.wins[None, :], pool.count[None, :], pool.first, pool.second, 5)[0]
+    truth = 1500 + ELO_PER_NAT * (theta - theta.mean())
+    group, seat_bot, ranks = luck_arrays(strength, 200 * 4, True, seed=12)
+    covered = []
+    for k in range(200):
+        chosen = group // 4 == k
+        table = table_from_seats(bots, 4, [(group[chosen] % 4, seat_bot[chosen], ranks[chosen])])
+        for rating in rate(table):
+            assert not rating.bound
+            covered.append(rating.low <= truth[bots.index(rating.bot)] <= rating.high)
+    assert 0.9 <= statistics.fmean(covered) <= 0.99
 
 
 def games_to_separate(duplicate: bool, seed: int, most: int = 12_000) -> int:
@@ -192,7 +329,7 @@ def games_to_separate(duplicate: bool, seed: int, most: int = 12_000) -> int:
     games = luck_games(most, duplicate, seed)
     count = 160
     while count < most:
-        bots, los = likelihood_of_superiority(games[:count], seed=seed)
+        bots, los = likelihood_of_superiority(games[:count])
         if los[bots.index("strong")][bots.index("weak")] >= 0.975:
             return count
         count = (count * 5 // 4 + 3) // 4 * 4
@@ -200,6 +337,7 @@ def games_to_separate(duplicate: bool, seed: int, most: int = 12_000) -> int:
 
 
 def test_duplicate_deals_separate_two_bots_in_fewer_games() -> None:
+    """In this model hand luck outweighs the skill gap, and duplicate deals cancel it."""
     duplicate = [games_to_separate(True, seed) for seed in range(10)]
     random = [games_to_separate(False, seed) for seed in range(10)]
     ratio = statistics.mean(random) / statistics.mean(duplicate)
@@ -210,10 +348,10 @@ def test_duplicate_deals_separate_two_bots_in_fewer_games() -> None:
 @pytest.mark.parametrize("duplicate", [True, False], ids=["duplicate", "random"])
 def test_equal_bots_look_superior_only_by_chance(duplicate: bool) -> None:
     """With "strong" and "weak" equally strong, LOS >= 0.975 should happen in about 2.5% of
-    tournaments. Resampling whole deals keeps it so although hand luck correlates the games."""
+    tournaments, although hand luck correlates the games of one deal."""
     equal = np.array([0.0, 0.0, -0.3, 0.3])
     superior = []
     for seed in range(200):
-        bots, los = likelihood_of_superiority(luck_games(320, duplicate, 1000 + seed, equal), seed=seed)
+        bots, los = likelihood_of_superiority(luck_games(320, duplicate, 1000 + seed, equal))
         superior.append(los[bots.index("strong")][bots.index("weak")] >= 0.975)
     assert statistics.mean(superior) <= 0.06

@@ -145,13 +145,13 @@ def test_tournament_stores_every_game_and_rates(tmp_path: Path, make_bot: MakeBo
             lines = replay.loads(store.replay(row.id))
             assert list(replay.verify(lines)), "every stored replay re-simulates"
     board = arena("leaderboard", "--db", str(db), "--format", "json")
-    rows = json.loads(board.stdout)["nimmt/standard"]
+    rows = json.loads(board.stdout)["nimmt/standard,end_score=30"]  # the board of its rules
     assert {r["bot"] for r in rows} == {"heuristic:1.0.0", "random:1.0.0", "lowest:0.1"}
     assert all(r["games"] == 6 for r in rows)
     assert all(r["low"] <= r["elo"] <= r["high"] for r in rows)
     csv_out = arena("leaderboard", "--db", str(db), "--format", "csv").stdout.splitlines()
     assert csv_out[0].startswith("game,rank,bot,elo,low,high,games,wins")
-    assert csv_out[1].startswith("nimmt/standard,1,")
+    assert csv_out[1].startswith('"nimmt/standard,end_score=30",1,')
     assert len(csv_out) == 4
     listed = arena("games", "--db", str(db), "--tournament", "cup")
     assert listed.returncode == 0 and listed.stdout.count("cup") >= 6

@@ -13,6 +13,7 @@ import tempfile
 import textwrap
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,11 +23,14 @@ import msgspec
 import pytest
 
 from arena.store import Store
-from leaderboard.board import leaderboard
+from leaderboard.board import interval_text, leaderboard
 
 from .conftest import SAMPLES, serving
+from .test_boards import warned_db  # noqa: F401  (a shared fixture)
 
 ARENA = str(Path(sys.executable).parent / "arena")
+NIMMT = "standard,end_score=30"
+"""The board of the 6 nimmt! tournament (``--set end_score=30``): its rule set."""
 FAULTY_CODE = """\
 import sys
 
@@ -191,26 +195,31 @@ def test_the_leaderboard_is_the_stored_one(site: str, web_db: Path) -> None:
         expected = {
             (game, variant, tournament): builtins(leaderboard(store, game, variant, tournament))
             for game, variant, tournament in [
-                ("nimmt", "standard", None),
+                ("nimmt", NIMMT, None),
                 ("sixes", "standard", None),
-                ("nimmt", "standard", "cup"),
+                ("nimmt", NIMMT, "cup"),
             ]
         }
     everything = api(f"{site}/api/leaderboard")
-    assert [(b["game"], b["variant"]) for b in everything["boards"]] == [("nimmt", "standard"), ("sixes", "standard")]
+    assert [(b["game"], b["variant"]) for b in everything["boards"]] == [("nimmt", NIMMT), ("sixes", "standard")]
+    assert [(b["key"], b["label"]) for b in everything["boards"]] == [
+        ("nimmt/standard,end_score=30", "6 nimmt! standard · end at 30 heads"),
+        ("sixes/standard", "Sixes"),
+    ]
     for (game, variant, tournament), rows in expected.items():
-        query = f"game={game}&variant={variant}" + (f"&tournament={tournament}" if tournament else "")
+        query = urllib.parse.urlencode({"game": game, "variant": variant, "tournament": tournament or ""})
         board = api(f"{site}/api/leaderboard?{query}")["boards"][0]
         assert board["rows"] == rows, query
         assert not board["stale"]
-        assert board["scale"][0] <= min(r["low"] for r in rows) <= max(r["high"] for r in rows) <= board["scale"][1]
-    assert {r["bot"] for r in expected[("nimmt", "standard", None)]} == {
+        ends = [v for r in rows for v in (r["low"], r["elo"], r["high"]) if v is not None]
+        assert board["scale"][0] <= min(ends) <= max(ends) <= board["scale"][1]
+    assert {r["bot"] for r in expected[("nimmt", NIMMT, None)]} == {
         "heuristic:1.0.0",
         "random:1.0.0",
         "lowest:1.0.0",
         "faulty:0.1",
     }
-    faulty = next(r for r in expected[("nimmt", "standard", None)] if r["bot"] == "faulty:0.1")
+    faulty = next(r for r in expected[("nimmt", NIMMT, None)] if r["bot"] == "faulty:0.1")
     assert faulty["illegal"] == faulty["games"] > 0, "one illegal answer a game"
 
 
@@ -223,7 +232,7 @@ def test_tournaments(site: str, web_db: Path) -> None:
     assert cup["settings"]["end_score"] == 30 and cup["seed"] == 11
     assert cup["config"]["bots"][3] == "faulty:0.1"
     with Store(web_db) as store:
-        assert cup["standings"]["rows"] == builtins(leaderboard(store, "nimmt", "standard", "cup"))
+        assert cup["standings"]["rows"] == builtins(leaderboard(store, "nimmt", NIMMT, "cup"))
         newest = store.games("cup", limit=100)[::-1][:20]
     assert [g["id"] for g in cup["games"]] == [g.id for g in newest]
     assert [s["bot"] for s in cup["games"][0]["seats"]] == newest[0].bots
@@ -243,10 +252,10 @@ def test_bots(site: str, web_db: Path) -> None:
     assert any("999 on purpose" in (f["stderr"] or "") for f in record)
     assert [f["game"] for f in record] == sorted((f["game"] for f in record), reverse=True)
     (history,) = faulty["ratings"]
-    assert (history["game"], history["variant"]) == ("nimmt", "standard")
+    assert (history["game"], history["variant"]) == ("nimmt", NIMMT)
     (point,) = history["points"]
     with Store(web_db) as store:
-        row = next(r for r in leaderboard(store, "nimmt", "standard") if r.bot == "faulty:0.1")
+        row = next(r for r in leaderboard(store, "nimmt", NIMMT) if r.bot == "faulty:0.1")
     assert (point["tournament"], point["elo"], point["low"], point["high"]) == ("cup", row.elo, row.low, row.high)
     opponents = {o["bot"]: o for o in faulty["opponents"]}
     assert set(opponents) == {"heuristic:1.0.0", "random:1.0.0", "lowest:1.0.0"}
@@ -281,7 +290,7 @@ def test_health_and_index(site: str) -> None:
     health = api(f"{site}/api/health")
     assert health["ready"] is True and health["games"] == 28
     index = api(f"{site}/api")
-    assert index["games"] == 28 and "/api/leaderboard?game=&variant=&tournament=" in index["endpoints"]
+    assert index["games"] == 28 and "/api/leaderboard?game=&variant=&tournament=&anchor=&board=" in index["endpoints"]
 
 
 # --- the pages ------------------------------------------------------------------------------
@@ -298,15 +307,15 @@ def page(url: str) -> str:
 
 def test_html_pages_show_the_values(site: str, web_db: Path) -> None:
     with Store(web_db) as store:
-        board = leaderboard(store, "nimmt", "standard")
+        board = leaderboard(store, "nimmt", NIMMT)
         game = store.games("cup", limit=1)[0]
-    html = page(f"{site}/leaderboard?game=nimmt&variant=standard")
+    html = page(f"{site}/leaderboard?game=nimmt&variant={urllib.parse.quote(NIMMT)}")
     for row in board:
-        assert row.bot in html and f">{row.elo:.0f}<" in html and f"{row.low:.0f}–{row.high:.0f}" in html
-    assert html.count('class="errorbar"') == len(board)
+        assert row.bot in html and f">{row.elo:.0f}<" in html and interval_text(row) in html
+    assert html.count('class="errorbar bar-two"') == len(board)
     assert '<option value="cup">' in html
     index = page(f"{site}/")
-    assert 'href="/tournaments/cup"' in index and "nimmt</strong> · standard" in index
+    assert 'href="/tournaments/cup"' in index and "<strong>6 nimmt! standard · end at 30 heads</strong>" in index
     tournament = page(f"{site}/tournaments/cup")
     assert 'data-live-url="/api/tournaments/cup"' in tournament and 'data-status="finished"' in tournament
     assert ">24</strong>" in tournament and "faulty:0.1" in tournament
@@ -321,6 +330,71 @@ def test_html_pages_show_the_values(site: str, web_db: Path) -> None:
     assert "#" + str(game.id) in page(f"{site}/games?tournament=cup&order=asc")
     for asset in ("/static/site.css", "/static/site.js"):
         assert fetch(site + asset)[0] == 200
+
+
+# --- boards per rule set, their warnings and anchors (the database of tests/test_boards.py) ---
+
+
+@pytest.fixture(scope="module")
+def warned_site(warned_db: Path) -> Iterator[str]:  # noqa: F811
+    with serving(warned_db) as url:
+        yield url
+
+
+def test_the_api_carries_boards_warnings_and_anchors(warned_site: str, warned_db: Path) -> None:  # noqa: F811
+    from .test_boards import APART, FEW, ONCE, boards
+
+    cli = boards(warned_db)
+    served = api(f"{warned_site}/api/leaderboard")
+    assert [(b["key"], b["label"]) for b in served["boards"]] == [
+        (FEW, "6 nimmt! standard · end at 30 heads"),
+        (APART, "6 nimmt! standard · 1 round"),
+        (ONCE, "6 nimmt! standard · shedding"),
+    ]
+    assert {b["key"]: b["rows"] for b in served["boards"]} == cli, "the rows of `arena leaderboard --format json`"
+    assert [k["key"] for k in served["kinds"]] == [FEW, APART, ONCE]
+    (once,) = api(f"{warned_site}/api/leaderboard?board=nimmt/shedding")["boards"]
+    assert once["key"] == ONCE and once["anchor"] is None
+    lower = next(r for r in once["rows"] if r["bound"] == ">")
+    assert lower["high"] is None and once["scale"][0] <= lower["low"] <= once["scale"][1]
+
+    query = urllib.parse.urlencode({"board": FEW, "anchor": "lowest=1400"})
+    (anchored,) = api(f"{warned_site}/api/leaderboard?{query}")["boards"]
+    assert anchored["anchor"] == {"bot": "lowest:1.0.0", "elo": 1400.0}
+    assert anchored["rows"] == boards(warned_db, "--board", FEW, "--anchor", "lowest=1400")[FEW]
+    for params, needle in [
+        ({"board": FEW, "anchor": "nobody=1500"}, f"no bot 'nobody' on the board {FEW}: its bots are heuristic:1.0.0"),
+        ({"anchor": "lowest"}, "anchor='lowest': expected NAME[:VERSION]=ELO"),
+        ({"board": "nimmt/standard,colour=red"}, "unknown setting 'colour'"),
+        ({"board": FEW, "game": "nimmt"}, "leave game= and variant= out"),
+    ]:
+        status, _, body = fetch(f"{warned_site}/api/leaderboard?{urllib.parse.urlencode(params)}")
+        assert status == 400 and needle in json.loads(body)["error"], (params, body)
+
+
+def test_the_pages_show_warnings_bounds_and_parts(warned_site: str, warned_db: Path) -> None:  # noqa: F811
+    from .test_boards import APART, ONCE, boards
+
+    rows = boards(warned_db, "--board", ONCE)[ONCE]
+    html = page(f"{warned_site}/leaderboard?{urllib.parse.urlencode({'board': ONCE})}")
+    assert "<h1>Leaderboard" in html and "6 nimmt! standard · shedding" in html
+    for row in rows:
+        bound = {">": f"&gt; {row['low'] or 0:.0f}", "<": f"&lt; {row['high'] or 0:.0f}"}
+        text = bound.get(row["bound"], "—")
+        assert f'<span class="ci-text" title="{row["note"]}">{text}</span>' in html, (row, text)
+        assert f"<li>{row['note']} ({row['bot']})</li>" in html or f"<li>{row['note']} (every bot)</li>" in html
+    kinds = {">": "bar-lower", "<": "bar-upper", "": "bar-none"}
+    for bound, css in kinds.items():
+        assert html.count(f'class="errorbar {css}"') == sum(r["bound"] == bound for r in rows), css
+    assert 'name="anchor"' in html and '<option value="heuristic:1.0.0=1500">' in html, "the anchor control"
+    parts = page(f"{warned_site}/leaderboard?{urllib.parse.urlencode({'board': APART})}")
+    assert parts.index("part 1 of 2") < parts.index("never played those above") < parts.index("part 2 of 2")
+    heuristic = api(f"{warned_site}/api/bots/heuristic")
+    history = {h["key"]: h for h in heuristic["ratings"]}
+    (point,) = history[ONCE]["points"]
+    assert point["bound"] == ">" and point["high"] is None and point["groups"] == 1 and point["note"]
+    bot_page = page(f"{warned_site}/bots/heuristic")
+    assert f"<td>&gt; {point['low']:.0f}</td>" in bot_page and 'class="point point-lower"' in bot_page
 
 
 # --- errors ---------------------------------------------------------------------------------

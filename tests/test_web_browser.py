@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from arena.store import Store
-from leaderboard.board import leaderboard
+from leaderboard.board import interval_text, leaderboard
 
 from .conftest import SAMPLES, serving
-from .test_web import SLOW_CODE, bot_folder, tournament_args, web_db, work  # noqa: F401  (shared fixtures)
+from .test_boards import warned_db  # noqa: F401  (a shared fixture)
+from .test_web import NIMMT, SLOW_CODE, bot_folder, tournament_args, web_db, work  # noqa: F401  (shared fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -43,11 +44,12 @@ def test_the_leaderboard_shows_the_stored_ratings(browser: Any, site: str, web_d
     from selenium.webdriver.common.by import By
 
     with Store(web_db) as store:
-        stored = leaderboard(store, "nimmt", "standard")
-    browser.get(f"{site}/leaderboard?game=nimmt&variant=standard")
+        stored = leaderboard(store, "nimmt", NIMMT)
+    assert all(s.bound == "" and s.low < s.elo < s.high for s in stored), "two-sided intervals only"
+    browser.get(f"{site}/leaderboard?game=nimmt&variant={NIMMT}")
     rows = board_rows(browser)
     assert [(r[0], r[1], r[2]) for r in rows] == [(str(s.rank), s.bot, f"{s.elo:.0f}") for s in stored]
-    assert [r[3] for r in rows] == [f"{s.low:.0f}–{s.high:.0f}" for s in stored]
+    assert [r[3] for r in rows] == [interval_text(s) for s in stored]
     assert [r[4] for r in rows] == [str(s.games) for s in stored]
     bars = browser.find_elements(By.CSS_SELECTOR, "table.board svg.errorbar")
     assert len(bars) == len(stored)
@@ -59,10 +61,53 @@ def test_the_leaderboard_shows_the_stored_ratings(browser: Any, site: str, web_d
         assert whiskers[0] <= point <= whiskers[1]
 
 
+def test_a_bound_is_an_open_bar_and_a_missing_interval_says_why(browser: Any, warned_db: Path) -> None:  # noqa: F811
+    """One deal group of shedding: the bot that won every game shows "> N" and a bar open
+    to the right, the one that lost every game a bar open to the left, a bot without an
+    interval its Elo alone; the notes are on the page."""
+    from selenium.webdriver.common.by import By
+
+    from .test_boards import ONCE, boards
+
+    rows = boards(warned_db, "--board", ONCE)[ONCE]
+    with serving(warned_db) as url:
+        browser.get(f"{url}/leaderboard?board={ONCE}")
+        shown = board_rows(browser)
+        assert [r[1] for r in shown] == [r["bot"] for r in rows]
+        bars = browser.find_elements(By.CSS_SELECTOR, "table.board svg.errorbar")
+        for row, cells, bar in zip(rows, shown, bars, strict=True):
+            assert bar.is_displayed() and bar.size["width"] > 40
+            ranges = bar.find_elements(By.CSS_SELECTOR, ".range")
+            whiskers = bar.find_elements(By.CSS_SELECTOR, ".whisker")
+            arrows = bar.find_elements(By.CSS_SELECTOR, ".arrow")
+            point = float(bar.find_element(By.CSS_SELECTOR, ".point").get_attribute("x1"))
+            if row["bound"] == ">":
+                assert cells[3] == f"> {row['low']:.0f}"
+                (line,) = ranges
+                assert float(line.get_attribute("x2")) == 100 and len(whiskers) == 1 and len(arrows) == 1
+                assert float(whiskers[0].get_attribute("x1")) == float(line.get_attribute("x1")) < 100
+                assert "lower bound" in bar.get_attribute("aria-label")
+            elif row["bound"] == "<":
+                assert cells[3] == f"< {row['high']:.0f}"
+                (line,) = ranges
+                assert float(line.get_attribute("x1")) == 0 and len(whiskers) == 1 and len(arrows) == 1
+            else:
+                assert cells[3] == "—" and not ranges and not whiskers and not arrows
+                assert 0 <= point <= 100 and row["note"] in bar.get_attribute("aria-label")
+        assert {r["bound"] for r in rows} == {">", "<", ""}, "each kind is drawn"
+        notes = browser.find_element(By.CSS_SELECTOR, "ul.board-notes")
+        assert notes.is_displayed()
+        for row in rows:
+            assert row["note"] in notes.text
+        ci = browser.find_element(By.XPATH, "//th[contains(., '95%')]//button")
+        ci.click()  # sort by width: the open bars are the widest, no interval the narrowest
+        assert [r[3] for r in board_rows(browser)][-1] == "—"
+
+
 def test_clicking_a_heading_sorts_the_table(browser: Any, site: str) -> None:
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{site}/leaderboard?game=nimmt&variant=standard")
+    browser.get(f"{site}/leaderboard?game=nimmt&variant={NIMMT}")
     ranked = [r[1] for r in board_rows(browser)]
 
     def click(heading: str) -> None:

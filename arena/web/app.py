@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import charts
 from .data import Unavailable, WebError
-from .pages import GAMES_LIMIT, Site, variants_of
+from .pages import GAMES_LIMIT, Site, interval_range, variants_of
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("arena.web")
@@ -47,7 +47,7 @@ SECURITY_HEADERS = [
 
 API_ENDPOINTS = [
     "/api/health",
-    "/api/leaderboard?game=&variant=&tournament=",
+    "/api/leaderboard?game=&variant=&tournament=&anchor=&board=",
     "/api/tournaments",
     "/api/tournaments/NAME",
     "/api/bots",
@@ -67,7 +67,15 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.globals.update(bar_x=charts.bar_x, rating_chart=charts.rating_chart, variants_of=variants_of)
+    env.globals.update(
+        bar_x=charts.bar_x,
+        bar_of=charts.errorbar,
+        rating_chart=charts.rating_chart,
+        variants_of=variants_of,
+        board_parts=charts.board_parts,
+        part_scale=lambda rows: list(interval_range(rows)),
+        board_notes=charts.board_notes,
+    )
     env.filters["q"] = lambda value: urllib.parse.quote(str(value), safe=":")
     env.filters["pct"] = lambda value: f"{100 * value:.0f}%"
     return env
@@ -147,7 +155,11 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
 
     def leaderboard(request: Request) -> dict[str, Any]:
         return site.leaderboard(
-            text_param(request, "game"), text_param(request, "variant"), text_param(request, "tournament")
+            text_param(request, "game"),
+            text_param(request, "variant"),
+            text_param(request, "tournament"),
+            text_param(request, "anchor"),
+            text_param(request, "board"),
         )
 
     def tournaments(request: Request) -> dict[str, Any]:

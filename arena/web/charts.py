@@ -17,6 +17,64 @@ def bar_x(value: float, scale: list[float]) -> float:
     return round(min(max((value - low) / (high - low), 0.0), 1.0) * BAR_WIDTH, 2)
 
 
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def errorbar(row: dict[str, Any], scale: list[float]) -> dict[str, Any]:
+    """How a row's interval is drawn: ``kind`` ``two`` (both ends), ``lower`` (won every
+    comparison: from its bound on, open to the right), ``upper`` (lost every one: open
+    to the left) or ``none`` (no interval: the point alone); ``xl``/``xh`` the ends of
+    the line, ``xe`` the Elo, ``text`` as the CLI writes it, ``label`` in words, ``width``
+    to sort by."""
+    elo, low, high, bound = row["elo"], row["low"], row["high"], row.get("bound", "")
+    shown = f"{elo:.0f}" if _finite(elo) else "none"
+    xe = bar_x(elo, scale) if _finite(elo) else BAR_WIDTH / 2
+    if bound == ">" and _finite(low):
+        return {
+            "kind": "lower", "xl": bar_x(low, scale), "xh": BAR_WIDTH, "xe": xe, "text": f"> {low:.0f}",
+            "label": f"Elo {shown}, at least {low:.0f}: it won every comparison, so only a lower bound",
+            "width": "Infinity",
+        }  # fmt: skip
+    if bound == "<" and _finite(high):
+        return {
+            "kind": "upper", "xl": 0.0, "xh": bar_x(high, scale), "xe": xe, "text": f"< {high:.0f}",
+            "label": f"Elo {shown}, at most {high:.0f}: it lost every comparison, so only an upper bound",
+            "width": "Infinity",
+        }  # fmt: skip
+    if _finite(low) and _finite(high):
+        return {
+            "kind": "two", "xl": bar_x(low, scale), "xh": bar_x(high, scale), "xe": xe,
+            "text": f"{low:.0f}–{high:.0f}", "label": f"Elo {shown}, 95% interval {low:.0f} to {high:.0f}",
+            "width": str(round(high - low, 1)),
+        }  # fmt: skip
+    reason = f": {row['note']}" if row.get("note") else ""
+    return {
+        "kind": "none", "xl": xe, "xh": xe, "xe": xe, "text": "—",
+        "label": f"Elo {shown}, no interval{reason}", "width": "",
+    }  # fmt: skip
+
+
+def board_parts(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """A board's components, each drawn as a table of its own (one empty part for no rows)."""
+    found: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        found.setdefault(int(row.get("component", 0)), []).append(row)
+    return [found[c] for c in sorted(found)] or [[]]
+
+
+def board_notes(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Each note of a board once, with the bots it concerns (``every bot`` when all)."""
+    by_note: dict[str, list[str]] = {}
+    for row in rows:
+        if row.get("note"):
+            by_note.setdefault(row["note"], []).append(row["bot"])
+    return [
+        {"note": note, "bots": "every bot" if len(bots) == len(rows) > 1 else ", ".join(bots)}
+        for note, bots in by_note.items()
+    ]
+
+
 def nice_step(span: float, steps: int = 4) -> float:
     """A round step (1, 2 or 5 times a power of ten) cutting ``span`` into about ``steps``."""
     raw = max(span / steps, 1e-9)
@@ -31,7 +89,16 @@ def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 2
     """A bot's Elo after each tournament: a line through the points, a bar per interval."""
     left, right, top, bottom = 52, 16, 14, 58
     plot_w, plot_h = width - left - right, height - top - bottom
-    values = [v for p in points for v in (p["low"], p["elo"], p["high"]) if v is not None and not math.isnan(v)]
+    ends: list[Any] = [
+        v
+        for p in points
+        for v in (
+            p["elo"],
+            math.nan if p.get("bound") == "<" else p["low"],
+            math.nan if p.get("bound") == ">" else p["high"],
+        )
+    ]
+    values = [float(v) for v in ends if _finite(v)]
     low, high = (min(values), max(values)) if values else (1400.0, 1600.0)
     step = nice_step(max(high - low, 40.0))
     low, high = math.floor(low / step) * step, math.ceil(high / step) * step
@@ -46,13 +113,20 @@ def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 2
     for i, p in enumerate(points):
         x = round(left + (i + 0.5) * plot_w / n, 1)
         label = p["tournament"]
+        bar = errorbar(p, [low, high])
+        # A bound is drawn to the edge of the plot (open); no interval, the point alone.
+        y_elo = y(p["elo"]) if _finite(p["elo"]) else round(top + plot_h / 2, 1)
+        y_low = {"two": None, "lower": None, "upper": top + plot_h, "none": y_elo}[bar["kind"]]
+        y_high = {"two": None, "lower": top, "upper": None, "none": y_elo}[bar["kind"]]
         drawn.append(
             {
                 **p,
                 "x": x,
-                "y": y(p["elo"]),
-                "y_low": y(p["low"]),
-                "y_high": y(p["high"]),
+                "y": y_elo,
+                "y_low": y(p["low"]) if y_low is None else y_low,
+                "y_high": y(p["high"]) if y_high is None else y_high,
+                "kind": bar["kind"],
+                "text": bar["text"],
                 "short": label if len(label) <= 14 else label[:13] + "…",
             }
         )

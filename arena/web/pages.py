@@ -11,14 +11,17 @@ import threading
 import zlib
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from .. import replay as replay_files
 from ..games import GAMES
-from ..store import GameDetail, Store, StoreError, Tournament
+from ..store import GameDetail, Store, StoreError, Tournament, board_label, board_settings, board_variant
 from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
+
+if TYPE_CHECKING:
+    from leaderboard.board import Anchor
 
 GAMES_LIMIT = 500
 """The most games one request of ``/api/games`` returns."""
@@ -32,19 +35,45 @@ def variants_of(game: str) -> tuple[str, ...]:
     return tuple(getattr(GAMES[game], "VARIANTS", ("standard",)))
 
 
-def check_kind(game: str | None, variant: str | None) -> None:
-    """400 for a game or variant the arena does not know."""
+def check_kind(game: str | None, variant: str | None) -> str | None:
+    """A board's ``variant`` as the store writes it (``standard,shedding``: its settings in
+    any order), or 400 for a game, variant or setting the arena does not know."""
     if game is not None and game not in GAMES:
         raise WebError(400, f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
-    if variant is not None:
-        if game is None:
-            raise WebError(400, f"variant={variant} needs a game= as well")
-        if variant not in variants_of(game):
-            raise WebError(400, f"unknown variant {variant!r} of {game}: choose one of {', '.join(variants_of(game))}")
+    if variant is None:
+        return None
+    if game is None:
+        raise WebError(400, f"variant={variant} needs a game= as well")
+    try:
+        return board_variant(game, board_settings(game, variant))
+    except StoreError as exc:
+        raise WebError(400, str(exc)) from None
+
+
+def parse_anchor_param(text: str | None) -> Anchor | None:
+    """``anchor=NAME[:VERSION]=ELO``, or 400 naming the expected form."""
+    from leaderboard.board import parse_anchor
+
+    if text is None:
+        return None
+    try:
+        return parse_anchor(text)
+    except ValueError as exc:
+        raise WebError(400, f"anchor={exc}") from None
+
+
+def kind(game: str, variant: str) -> dict[str, str]:
+    """A board's game and variant, its key and its label."""
+    key = f"{game}/{variant}"
+    return {"game": game, "variant": variant, "key": key, "label": board_label(key)}
 
 
 def _builtins(value: Any) -> Any:
     return msgspec.to_builtins(value)
+
+
+ANCHORED_BOARDS = 32
+"""Anchored boards kept in memory (any anchor may be asked for: a few, least recent out)."""
 
 
 class Site:
@@ -54,6 +83,7 @@ class Site:
         self.db = Database(db_path)
         self.cache = Revalidating(self.db, background)
         self.frame_cache: Lru[bytes] = Lru(64)
+        self.anchored: Lru[list[dict[str, Any]]] = Lru(ANCHORED_BOARDS)
         self._planned: dict[int, int | None] = {}
         self._planned_lock = threading.Lock()
 
@@ -70,13 +100,33 @@ class Site:
         variant: str,
         tournament: str | None = None,
         through: int | None = None,
+        anchor: Anchor | None = None,
     ) -> dict[str, Any]:
         """One leaderboard as served: its rows, and whether they lag behind the newest game.
 
         ``stamp`` is the newest game id, or for one tournament's board its number of games
-        (so that games of other tournaments do not make it stale)."""
-        from leaderboard.board import board_scope, decode_rows, leaderboard
+        (so that games of other tournaments do not make it stale). With ``anchor``, that
+        bot has that Elo (``AnchorError`` when it is not on the board); anchored boards
+        are computed on request and a few are kept."""
+        from leaderboard.board import board_scope, decode_rows, find_anchor, leaderboard
 
+        if anchor is not None:
+            remembered = (game, variant, tournament, through, anchor, stamp)
+            rows = self.anchored.get(remembered)
+            if rows is None:
+                rows = [_builtins(r) for r in leaderboard(store, game, variant, tournament, through, anchor)]
+                self.anchored.put(remembered, rows)
+            low, high = interval_range(rows)
+            fixed = find_anchor([r["bot"] for r in rows], anchor[0])
+            return {
+                **kind(game, variant),
+                "tournament": tournament,
+                "rows": rows,
+                "stamp": stamp,
+                "stale": False,
+                "scale": [low, high],
+                "anchor": {"bot": fixed, "elo": anchor[1]},
+            }
         key = ("board", game, variant, tournament, through)
         if self.cache.peek(key) is None:
             # Before computing anything, serve what the arena's CLI last cached (if any).
@@ -99,13 +149,13 @@ class Site:
         cached = self._cached(store, key, stamp, compute)
         low, high = interval_range(cached.value)
         return {
-            "game": game,
-            "variant": variant,
+            **kind(game, variant),
             "tournament": tournament,
             "rows": cached.value,
             "stamp": cached.stamp,
             "stale": cached.stale,
             "scale": [low, high],
+            "anchor": None,
         }
 
     def kinds(self, store: Store, stamp: int, tournament: str | None = None) -> list[tuple[str, str]]:
@@ -131,8 +181,7 @@ class Site:
     def _tournament_summary(self, t: Tournament, done: int) -> dict[str, Any]:
         return {
             "name": t.name,
-            "game": t.game,
-            "variant": t.variant,
+            **kind(t.game, t.variant),
             "status": t.status,
             "created": t.created,
             "finished": t.finished,
@@ -157,15 +206,33 @@ class Site:
             kinds = self._cached(store, ("kind counts",), stamp, lambda s: s.kind_counts()).value
             tournaments = self.tournaments(store)["tournaments"]
             return {
-                "kinds": [{"game": g, "variant": v, "games": n} for g, v, n in kinds],
+                "kinds": [{**kind(g, v), "games": n} for g, v, n in kinds],
                 "tournaments": tournaments,
                 "games": sum(n for _, _, n in kinds),
                 "bots": len(store.list_bots()),
                 "last_game": stamp,
             }
 
-    def leaderboard(self, game: str | None, variant: str | None, tournament: str | None) -> dict[str, Any]:
-        check_kind(game, variant)
+    def leaderboard(
+        self,
+        game: str | None,
+        variant: str | None,
+        tournament: str | None,
+        anchor_text: str | None = None,
+        board: str | None = None,
+    ) -> dict[str, Any]:
+        """Every board (of ``game``; or the one of ``variant``, or of the key ``board``),
+        each anchored on ``anchor_text`` (``NAME[:VERSION]=ELO``) when that bot is on it:
+        400 when it is on none of them."""
+        from leaderboard.board import AnchorError
+
+        if board is not None:
+            if game is not None or variant is not None:
+                raise WebError(400, f"board={board} names the game and variant: leave game= and variant= out")
+            game, _, variant = board.partition("/")
+            variant = variant or "standard"
+        variant = check_kind(game, variant)
+        anchor = parse_anchor_param(anchor_text)
         with self.db.store() as store:
             stamp = store.last_game_id()
             board_stamp = stamp
@@ -179,13 +246,35 @@ class Site:
                 chosen = [(game, variant)]
             else:
                 chosen = [(g, v) for g, v in stored if game is None or g == game]
+            boards, bots, refused = [], set(), ""
+            for g, v in chosen:
+                try:
+                    boards.append(self.board(store, board_stamp, g, v, tournament, None, anchor))
+                except AnchorError as exc:  # shown as it is, saying why
+                    bots.update(exc.bots)
+                    refused = refused or ("" if exc.missing else str(exc))
+                    shown = self.board(store, board_stamp, g, v, tournament)
+                    why = (
+                        f"{anchor[0] if anchor else anchor_text} has no games on this board"
+                        if exc.missing
+                        else str(exc)
+                    )
+                    boards.append({**shown, "unanchored": why})
+            if anchor is not None and chosen and not any(b["anchor"] for b in boards):
+                if refused and not bots:
+                    raise WebError(400, f"anchor={anchor_text}: {refused}")
+                where = f"the board {chosen[0][0]}/{chosen[0][1]}: its" if len(chosen) == 1 else "these boards: their"
+                raise WebError(
+                    400, f"anchor={anchor_text}: no bot {anchor[0]!r} on {where} bots are {', '.join(sorted(bots))}"
+                )
             return {
                 "game": game,
                 "variant": variant,
                 "tournament": tournament,
-                "kinds": [{"game": g, "variant": v} for g, v in self.kinds(store, stamp)],
+                "anchor": anchor_text,
+                "kinds": [kind(g, v) for g, v in self.kinds(store, stamp)],
                 "tournaments": store.tournament_names(),
-                "boards": [self.board(store, board_stamp, g, v, tournament) for g, v in chosen],
+                "boards": boards,
             }
 
     def tournaments(self, store: Store | None = None) -> dict[str, Any]:
@@ -302,11 +391,15 @@ class Site:
                         "low": row["low"],
                         "high": row["high"],
                         "rank": row["rank"],
-                        "of": len(board["rows"]),
+                        "of": sum(1 for r in board["rows"] if r.get("component", 0) == row.get("component", 0)),
                         "games": row["games"],
+                        "groups": row.get("groups", 0),
+                        "bound": row.get("bound", ""),
+                        "component": row.get("component", 0),
+                        "note": row.get("note", ""),
                     }
                 )
-            history.append({"game": game, "variant": variant, "points": points})
+            history.append({**kind(game, variant), "points": points})
         return history
 
     def games(
@@ -342,6 +435,7 @@ class Site:
             raise WebError(404, f"no game {game_id} (the games page lists them)")
         return {
             **_builtins(found),
+            "label": board_label(f"{found.game}/{found.variant}"),
             "replay_url": f"/api/games/{game_id}/replay",
             "frames_url": f"/api/games/{game_id}/frames",
         }
@@ -391,10 +485,17 @@ def fault_record(store: Store, bot_id: int, games: int = FAULT_GAMES) -> list[di
 
 
 def interval_range(rows: list[dict[str, Any]]) -> tuple[float, float]:
-    """The Elo range every error bar of a board is drawn on, padded, never empty."""
-    values = [v for r in rows for v in (r["low"], r["elo"], r["high"]) if not math.isnan(v)]
+    """The Elo range every error bar of a board is drawn on, padded, never empty: the
+    Elos and the ends of the intervals (of a one-sided one, its bound)."""
+    values = [
+        v
+        for r in rows
+        for v in (r["elo"], None if r.get("bound") == "<" else r["low"], None if r.get("bound") == ">" else r["high"])
+        if v is not None and math.isfinite(v)
+    ]
     if not values:
         return 1400.0, 1600.0
     low, high = min(values), max(values)
-    pad = max((high - low) * 0.05, 10.0)
+    open_ended = any(r.get("bound") for r in rows)  # room beyond the points for an open bar's arrow
+    pad = max((high - low) * (0.15 if open_ended else 0.05), 10.0)
     return math.floor(low - pad), math.ceil(high + pad)

@@ -87,32 +87,59 @@
     return Math.round(Math.min(Math.max((value - low) / (high - low), 0), 1) * 10000) / 100;
   }
 
-  function errorBar(row, scale) {
-    const [xl, xe, xh] = [barX(row.low, scale), barX(row.elo, scale), barX(row.high, scale)];
+  const finite = (v) => typeof v === "number" && Number.isFinite(v);
+
+  // How a row's interval is drawn (mirrors charts.errorbar): both ends, open to the
+  // right for a lower bound, open to the left for an upper bound, or the point alone.
+  function barOf(row, scale) {
     const fmt = (v) => Math.round(v).toString();
+    const shown = finite(row.elo) ? fmt(row.elo) : "none";
+    const xe = finite(row.elo) ? barX(row.elo, scale) : 50;
+    if (row.bound === ">" && finite(row.low)) {
+      return { kind: "lower", xl: barX(row.low, scale), xh: 100, xe, text: `> ${fmt(row.low)}`, width: "Infinity",
+        label: `Elo ${shown}, at least ${fmt(row.low)}: it won every comparison, so only a lower bound` };
+    }
+    if (row.bound === "<" && finite(row.high)) {
+      return { kind: "upper", xl: 0, xh: barX(row.high, scale), xe, text: `< ${fmt(row.high)}`, width: "Infinity",
+        label: `Elo ${shown}, at most ${fmt(row.high)}: it lost every comparison, so only an upper bound` };
+    }
+    if (finite(row.low) && finite(row.high)) {
+      return { kind: "two", xl: barX(row.low, scale), xh: barX(row.high, scale), xe,
+        text: `${fmt(row.low)}–${fmt(row.high)}`, width: String(Math.round((row.high - row.low) * 10) / 10),
+        label: `Elo ${shown}, 95% interval ${fmt(row.low)} to ${fmt(row.high)}` };
+    }
+    return { kind: "none", xl: xe, xh: xe, xe, text: "—", width: "",
+      label: `Elo ${shown}, no interval` + (row.note ? `: ${row.note}` : "") };
+  }
+
+  function errorBar(bar, note) {
     const picture = svg("svg", {
-      class: "errorbar", viewBox: "0 0 100 12", preserveAspectRatio: "none", role: "img",
-      "aria-label": `Elo ${fmt(row.elo)}, 95% interval ${fmt(row.low)} to ${fmt(row.high)}`,
+      class: "errorbar bar-" + bar.kind, viewBox: "0 0 100 12", preserveAspectRatio: "none", role: "img",
+      "aria-label": bar.label,
     });
-    picture.append(
-      svg("line", { class: "track", x1: 0, y1: 6, x2: 100, y2: 6 }),
-      svg("line", { class: "range", x1: xl, y1: 6, x2: xh, y2: 6 }),
-      svg("line", { class: "whisker", x1: xl, y1: 2, x2: xl, y2: 10 }),
-      svg("line", { class: "whisker", x1: xh, y1: 2, x2: xh, y2: 10 }),
-      svg("line", { class: "point", x1: xe, y1: 0, x2: xe, y2: 12 }),
-    );
-    return [el("span", { class: "ci-text" }, `${fmt(row.low)}–${fmt(row.high)}`), picture];
+    picture.append(svg("line", { class: "track", x1: 0, y1: 6, x2: 100, y2: 6 }));
+    if (bar.kind !== "none") {
+      picture.append(svg("line", { class: "range", x1: bar.xl, y1: 6, x2: bar.xh, y2: 6 }));
+      if (bar.kind !== "upper") picture.append(svg("line", { class: "whisker", x1: bar.xl, y1: 2, x2: bar.xl, y2: 10 }));
+      if (bar.kind !== "lower") picture.append(svg("line", { class: "whisker", x1: bar.xh, y1: 2, x2: bar.xh, y2: 10 }));
+      if (bar.kind === "lower") picture.append(svg("polyline", { class: "arrow", points: "97,2 100,6 97,10" }));
+      if (bar.kind === "upper") picture.append(svg("polyline", { class: "arrow", points: "3,2 0,6 3,10" }));
+    }
+    picture.append(svg("line", { class: "point", x1: bar.xe, y1: 0, x2: bar.xe, y2: 12 }));
+    const text = el("span", note ? { class: "ci-text", title: note } : { class: "ci-text" }, bar.text);
+    return [text, picture];
   }
 
   function boardRow(row, scale) {
     const faults = row.timeouts + row.crashes + row.malformed + row.illegal;
     const num = (value, text) => el("td", { class: "num", "data-value": String(value) }, text ?? String(value));
+    const bar = barOf(row, scale);
     return el(
       "tr", {},
       num(row.rank),
       el("td", { "data-value": row.bot }, botLink(row.bot)),
-      el("td", { class: "num elo", "data-value": String(row.elo) }, String(Math.round(row.elo))),
-      el("td", { class: "ci", "data-value": String(row.high - row.low) }, ...errorBar(row, scale)),
+      el("td", { class: "num elo", "data-value": String(row.elo) }, finite(row.elo) ? String(Math.round(row.elo)) : "—"),
+      el("td", { class: "ci", "data-value": bar.width }, ...errorBar(bar, row.note)),
       num(row.games),
       num(row.wins),
       num(row.penalty_per_round, row.penalty_per_round.toFixed(2)),
@@ -121,6 +148,15 @@
         title: `${row.timeouts} timeouts, ${row.crashes} crashes, ${row.malformed} malformed, ${row.illegal} illegal`,
       }, String(faults)),
     );
+  }
+
+  // Each note of a board once, with its bots (mirrors charts.board_notes).
+  function boardNotes(rows) {
+    const byNote = new Map();
+    for (const row of rows) {
+      if (row.note) byNote.set(row.note, [...(byNote.get(row.note) || []), row.bot]);
+    }
+    return Array.from(byNote, ([note, bots]) => `${note} (${bots.length === rows.length && rows.length > 1 ? "every bot" : bots.join(", ")})`);
   }
 
   function gameRow(game) {
@@ -174,6 +210,12 @@
       standings.dataset.scale = board.scale.join(",");
       replaceRows(standings, board.rows.map((row) => boardRow(row, board.scale)), "No games rated yet.", 8);
       resort(standings);
+      const notes = root.querySelector('[data-notes-for="standings"]');
+      if (notes) {
+        const lines = boardNotes(board.rows);
+        notes.replaceChildren(...lines.map((line) => el("li", {}, line)));
+        notes.hidden = lines.length === 0;
+      }
       const note = standings.caption && standings.caption.querySelector(".stale");
       if (board.stale && !note) {
         standings.caption.append(" ", el("span", { class: "stale" }, "(updating: newer games are being rated)"));

@@ -1,0 +1,298 @@
+"""A gauntlet: NEW against a field of bots, in duplicate deals, until the answer is clear.
+
+The gauntlet is a tournament like any other (its row, its games, its lease, resumable),
+whose ``config`` also holds ``"gauntlet"``: the sequential test's parameters (or none:
+a fixed number of deals) and the rounds per match. Its schedule
+(``schedule.gauntlet``) seats NEW (bot 0) at every table; a round is one deal group,
+one deal in every seat rotation, at each table, and deal group ``g`` is round
+``g // T`` at table ``g % T``.
+
+Play goes a batch of matches at a time through ``run_tournament``. A deal group's score
+is NEW's pairwise score against the opponents at its table, averaged over the group's
+games. The test reads the groups in their order and counts them up to the first one
+missing: after each group it computes the LLR of the groups so far
+(``leaderboard.sprt``) and stops at the first that reaches a bound. So the verdict is
+a function of the stored games alone, and a resumed gauntlet reaches the one an
+uninterrupted run would have reached with those games. While a batch plays, the same
+check runs as each game ends, and a decided test stops the batch at once (the games
+already finished are stored; they count on the leaderboard, not for the test).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import trio
+
+from leaderboard.ratings import MEAN_ELO, GameResult, rate
+from leaderboard.sprt import Decision, Sprt, llr, sequential
+
+from .referee import GameResult as PlayedGame
+from .sandbox.base import Sandbox
+from .schedule import Match, gauntlet_tables
+from .store import Store, StoredBot, Tournament
+from .tournament import Progress, TournamentConfig, run_tournament, schedule_of
+
+CHUNK = 8
+"""Rounds per match: the bots of a table start once for this many deal groups."""
+DEFAULT_MAX_GAMES = 40_000
+"""The cap of a sequential gauntlet without ``--max-games``."""
+NEW = "NEW"
+FIELD = "field"
+"""How the rating of NEW against the field names the two sides."""
+
+
+class GauntletSpec(msgspec.Struct, frozen=True):
+    """What a gauntlet adds to its tournament's config (under ``"gauntlet"``)."""
+
+    sprt: dict[str, float] | None
+    """``elo0``, ``elo1``, ``alpha``, ``beta``; None for a fixed number of deals."""
+    max_games: int | None
+    """The cap asked for (the schedule holds the whole rounds that fit in it)."""
+    chunk: int = CHUNK
+
+    def test(self) -> Sprt | None:
+        return None if self.sprt is None else Sprt(**self.sprt)
+
+
+def spec_of(tournament: Tournament) -> GauntletSpec | None:
+    """The gauntlet part of a tournament's config; None for a round robin."""
+    if "gauntlet" not in tournament.config:
+        return None
+    return msgspec.convert(tournament.config["gauntlet"], GauntletSpec)
+
+
+def gauntlet_config(config: TournamentConfig, spec: GauntletSpec) -> dict[str, Any]:
+    """The ``config`` JSON of a gauntlet's tournament row: the tournament's, and the gauntlet's."""
+    return {**msgspec.to_builtins(config), "gauntlet": msgspec.to_builtins(spec)}
+
+
+def rounds_for(games: int, opponents: int, size: int) -> int:
+    """Whole rounds within ``games`` games (0 when not even one fits)."""
+    per_round = len(gauntlet_tables(opponents, size)) * size
+    return games // per_round
+
+
+def half_points(ranks: Sequence[int], seat: int) -> int:
+    """NEW's pairwise result in one game, in half points: 2 per seat ranked below it, 1
+    per seat sharing its rank."""
+    mine = ranks[seat]
+    return sum(2 * (mine < r) + (mine == r) for other, r in enumerate(ranks) if other != seat)
+
+
+@dataclass
+class Versus:
+    """NEW against one side: a bot of the field, or the whole field."""
+
+    name: str
+    games: int
+    score: float
+    """NEW's mean pairwise score against it (NaN without games)."""
+    elo: float
+    """NEW's Elo minus its (Bradley-Terry fit of the counted games, leaderboard.ratings)."""
+    low: float
+    high: float
+    """The 95% interval of that difference (NaN: none)."""
+    bound: str = ""
+    """``">"``: NEW won every comparison, the difference is above ``low`` (``high`` is
+    NaN); ``"<"``: it lost every one, below ``high``."""
+    note: str = ""
+
+
+@dataclass
+class Reading:
+    """What the stored games of a gauntlet say."""
+
+    size: int
+    tables: int
+    scores: list[float]
+    """The score of each complete deal group, in order, up to the first incomplete one."""
+    decision: Decision | None
+    """The test over those groups (None for a fixed-length gauntlet)."""
+    stored: int
+    """Games stored for the gauntlet, counted or not."""
+    planned: int
+    """Games in its schedule: the cap."""
+    counted_games: list[GameResult] = field(default_factory=list)
+    """The games of the counted groups, players by ``name:version``."""
+    partial: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Groups after the complete ones with games stored: (NEW's half points, games)."""
+
+    @property
+    def groups(self) -> int:
+        """Deal groups the test counts: up to the one that decided it, else all complete."""
+        return self.decision.groups if self.decision is not None else len(self.scores)
+
+    @property
+    def games(self) -> int:
+        return self.groups * self.size
+
+    @property
+    def verdict(self) -> str:
+        return "" if self.decision is None else self.decision.verdict
+
+    @property
+    def finished(self) -> bool:
+        """Decided, or every game of the schedule counted."""
+        return bool(self.verdict) or self.games >= self.planned
+
+    @property
+    def score(self) -> float:
+        return sum(self.scores[: self.groups]) / self.groups if self.groups else math.nan
+
+
+def read(store: Store, tournament: Tournament, bots: list[StoredBot], before: Reading | None = None) -> Reading:
+    """The gauntlet's standing from its stored games (``bots``: NEW first, as configured).
+    ``before``, an earlier reading, spares recomputing the LLRs of the groups it had
+    found undecided (stored games never change)."""
+    config = msgspec.convert(tournament.config, TournamentConfig)
+    spec = spec_of(tournament)
+    assert spec is not None
+    size = config.table_size
+    tables = len(gauntlet_tables(len(bots) - 1, size))
+    names = {b.id: b.ref for b in bots}
+    new_id = bots[0].id
+    points: dict[int, int] = {}
+    seen: dict[int, int] = {}
+    games: dict[int, list[GameResult]] = {}
+    rows = store.results(None, None, tournament.name)
+    for _, match_no, deal, _, seat_bots, seat_ranks, _ in rows:
+        group = deal * tables + match_no % tables
+        ids = [int(b) for b in seat_bots.split(",")]
+        ranks = [int(r) for r in seat_ranks.split(",")]
+        points[group] = points.get(group, 0) + half_points(ranks, ids.index(new_id))
+        seen[group] = seen.get(group, 0) + 1
+        games.setdefault(group, []).append(GameResult(group, [names[i] for i in ids], ranks))
+    scores: list[float] = []
+    full = 2 * size * (size - 1)
+    while seen.get(len(scores), 0) >= size:
+        scores.append(points[len(scores)] / full)
+    test = spec.test()
+    known = 0 if before is None or before.decision is None or before.verdict else before.decision.groups
+    decision = None if test is None else sequential(scores, test, known)
+    reading = Reading(size, tables, scores, decision, len(rows), config.deals * tables * size)
+    reading.counted_games = [game for group in range(reading.groups) for game in games[group]]
+    reading.partial = {g: (points[g], seen[g]) for g in seen if g >= len(scores)}
+    return reading
+
+
+def head_to_head(name: str, games: list[GameResult]) -> Versus:
+    """NEW against one side, from ``games`` of two seats (NEW, and ``name``), rated by
+    ``leaderboard.ratings``. With two bots the fit centres them on 1500, NEW at 1500 +
+    d/2, the other at 1500 - d/2, so the interval of NEW's rating, doubled about 1500,
+    is the interval of the difference d (and NEW's bound, when it won or lost every
+    comparison, bounds d)."""
+    if not games:
+        return Versus(name, 0, math.nan, math.nan, math.nan, math.nan, note="no deal group yet")
+    ratings = {r.bot: r for r in rate(games)}
+    mine, theirs = ratings[NEW], ratings[name]
+    score = 0.0
+    for g in games:
+        score += half_points(g.ranks, list(g.players).index(NEW)) / (2 * (len(g.ranks) - 1))
+    return Versus(
+        name,
+        len(games),
+        score / len(games),
+        mine.elo - theirs.elo,
+        2 * (mine.low - MEAN_ELO),
+        2 * (mine.high - MEAN_ELO),
+        getattr(mine, "bound", ""),
+        getattr(mine, "note", ""),
+    )
+
+
+def against_field(reading: Reading, new: str) -> Versus:
+    """NEW against the field as one side: each counted game as NEW's pairwise results
+    against the opponents at its table (the opponents merged into one bot, whose
+    results among themselves are not results)."""
+    merged = [
+        GameResult(g.group, [NEW if p == new else FIELD for p in g.players], g.ranks) for g in reading.counted_games
+    ]
+    return head_to_head(FIELD, merged)
+
+
+def against_each(reading: Reading, new: str, opponents: list[str]) -> list[Versus]:
+    """NEW against each opponent: their results against each other in the counted games."""
+    rows = []
+    for opponent in opponents:
+        games = [
+            GameResult(g.group, [NEW, opponent], [g.ranks[list(g.players).index(p)] for p in (new, opponent)])
+            for g in reading.counted_games
+            if opponent in g.players
+        ]
+        rows.append(head_to_head(opponent, games))
+    return rows
+
+
+class _Watch(Progress):
+    """Follows the games of a batch as they end and cancels the batch once the groups
+    counted so far decide the test (the stored games confirm it afterwards)."""
+
+    def __init__(self, reading: Reading, schedule: list[Match], new: str, test: Sprt, scope: trio.CancelScope) -> None:
+        self.group_of = {
+            game.seed: deal * reading.tables + match.match_no % reading.tables
+            for match in schedule
+            for game, deal in zip(match.games, match.deals, strict=True)
+        }
+        self.size = reading.size
+        self.full = 2 * reading.size * (reading.size - 1)
+        self.scores = list(reading.scores)
+        self.points = {group: points for group, (points, _) in reading.partial.items()}
+        self.seen = {group: games for group, (_, games) in reading.partial.items()}
+        self.new = new
+        self.test = test
+        self.scope = scope
+
+    def game_stored(self, result: PlayedGame, bots: list[StoredBot]) -> None:
+        group = self.group_of.get(result.spec.seed)
+        if group is None or group < len(self.scores):
+            return
+        seat = [b.ref for b in bots].index(self.new)
+        self.points[group] = self.points.get(group, 0) + half_points(result.ranks, seat)
+        self.seen[group] = self.seen.get(group, 0) + 1
+        grew = False
+        while self.seen.get(len(self.scores), 0) >= self.size:
+            self.scores.append(self.points[len(self.scores)] / self.full)
+            grew = True
+        if grew and self.test.verdict(llr(self.scores, self.test.elo0, self.test.elo1)):
+            self.scope.cancel()
+
+
+def next_batch(schedule: list[Match], done: set[tuple[int, int]], width: int) -> list[Match]:
+    """The first ``width`` matches, in order, with a game not yet stored."""
+    missing = [m for m in schedule if any((m.match_no, i) not in done for i in range(len(m.games)))]
+    return missing[:width]
+
+
+async def run_gauntlet(
+    store: Store,
+    tournament: Tournament,
+    bots: list[StoredBot],
+    sandbox: Sandbox,
+    concurrency: int,
+    report: Callable[[Reading], None] = lambda reading: None,
+) -> Reading:
+    """Play the gauntlet a batch of ``concurrency`` matches at a time until the test
+    decides or the schedule is played; ``report`` gets the reading after each batch.
+    Marks the tournament finished then, and returns the last reading."""
+    spec = spec_of(tournament)
+    assert spec is not None
+    config = msgspec.convert(tournament.config, TournamentConfig)
+    schedule = schedule_of(tournament, config)
+    test = spec.test()
+    reading = read(store, tournament, bots)
+    while not reading.finished:
+        batch = next_batch(schedule, store.done_games(tournament.id), max(1, concurrency))
+        if not batch:  # every game stored, yet a group incomplete: cannot happen
+            break
+        with trio.CancelScope() as scope:
+            watch = _Watch(reading, batch, bots[0].ref, test, scope) if test is not None else Progress()
+            await run_tournament(store, tournament, bots, sandbox, concurrency, watch, schedule=batch)
+        reading = read(store, tournament, bots, reading)
+        report(reading)
+    store.set_status(tournament.id, "finished")
+    return reading
