@@ -3,7 +3,8 @@
 Bots are grouped into tables of K; each group is a match (its bots started once). A
 group plays D deals, and each deal once per rotation of the seats: in rotation r the bot
 that sat in seat s moves to seat s + r, so over the K games of a deal every bot holds
-every hand (duplicate format, as in duplicate bridge: the luck of the deal cancels).
+every hand (duplicate format, as in duplicate bridge: no bot is luckier in its hands
+than another; on real 6 nimmt! play this saves little precision, see docs/ratings.md).
 
 Groups: every combination of K bots while there are at most ``MAX_GROUPS`` of them;
 beyond that, ``MAX_GROUPS`` groups chosen greedily so that every bot sits about equally

@@ -20,7 +20,8 @@ true Elos are centred like the fit, on the bots it rated two-sided. The interval
 coverage is the normal one over tournaments (the bots of one tournament are not
 independent). Then the same designs with five copies of one policy (greedy-30; synthetic:
 equal strengths): coverage of 1500, and the share of ordered pairs with LOS >= 0.975
-(2.5% if honest).
+(2.5% if honest). Last (synthetic), a newcomer: four bots play 40 or 10 groups at one
+table of 4, then the weakest bot joins them for 2 to 6 groups at one table of 5.
 
 ``duplicate``: how many games random deals need for the precision of duplicate deals.
 The variance of the Elo difference of two bots per game, from the cluster-robust
@@ -227,6 +228,36 @@ def coverage(model: str, tournaments: int, workers: int) -> None:
                 print(report(cell, equal), flush=True)
 
 
+def newcomer(tournaments: int) -> None:
+    """Synthetic: four bots play ``early`` groups at one table of 4, then the fifth (the
+    weakest) joins them for ``late`` groups at one table of 5. The truth is the fit of
+    500 times as many groups of the same mix."""
+    print(f"synthetic: a newcomer joins late, {tournaments} tournaments per cell")
+    bots = [f"bot{i}" for i in range(5)]
+    first_four = ((0, 1, 2, 3),)
+    for early, late in ((40, 2), (40, 3), (40, 6), (10, 3)):
+        a = luck_groups(SYNTHETIC_STRENGTH, first_four, early * 500, True, 1)
+        b = luck_groups(SYNTHETIC_STRENGTH, ONE_TABLE, late * 500, True, 2)
+        pool = table_from_seats(bots, (early + late) * 500, [a, (b[0] + early * 500, b[1], b[2])])
+        theta = _fit(pool.wins[None, :], pool.count[None, :], pool.first, pool.second, 5)[0]
+        old: list[float] = []
+        new: list[float] = []
+        for k in range(tournaments):
+            a = luck_groups(SYNTHETIC_STRENGTH, first_four, early, True, 1000 + k)
+            b = luck_groups(SYNTHETIC_STRENGTH, ONE_TABLE, late, True, 100_000 + k)
+            ratings = rate(table_from_seats(bots, early + late, [a, (b[0] + early, b[1], b[2])]))
+            two_sided = [bots.index(r.bot) for r in ratings if not r.bound]
+            truth = MEAN_ELO + ELO_PER_NAT * (theta - theta[two_sided].mean())
+            hits = {r.bot: float(r.low <= truth[bots.index(r.bot)] <= r.high) for r in ratings if not r.bound}
+            old.append(statistics.fmean(hits[bot] for bot in bots[:4] if bot in hits))
+            if bots[4] in hits:
+                new.append(hits[bots[4]])
+        mean, low, high = mean_interval(old)
+        text = f"  {early} groups, then {late} with the newcomer: the four {100 * mean:5.1f}% [{100 * low:4.1f}-{100 * high:4.1f}]"
+        mean, low, high = mean_interval(new)
+        print(f"{text}, the newcomer {100 * mean:5.1f}% [{100 * low:4.1f}-{100 * high:4.1f}]", flush=True)
+
+
 def per_game_variance(bots: list[str], arrays: Arrays, a: str, b: str, batches: int = 20) -> tuple[float, float]:
     """The variance of elo(a) - elo(b) times the games it rests on, and that figure's
     standard error, from ``batches`` batches of the groups."""
@@ -345,6 +376,8 @@ def main() -> None:
     if args.command == "coverage":
         for model in ("synthetic", "real") if args.model == "both" else (args.model,):
             coverage(model, args.tournaments, args.workers)
+            if model == "synthetic":
+                newcomer(args.tournaments)
     elif args.command == "duplicate":
         duplicate_against_random(args.games, args.workers)
     else:

@@ -11,7 +11,8 @@ duplicate deal (every bot held every hand of it). So the intervals treat the **d
 group** as the independent unit: a cluster-robust (sandwich) variance of the fit over
 deal groups, with the small-sample factor G/(G-1) and Student-t quantiles whose degrees
 of freedom come from the number of groups (fewer when a bot's information sits in few
-of them). A bot that won (lost) every comparison gets an exact one-sided bound instead,
+of them); with few groups it is pooled with the steadier variance over single games.
+A bot that won (lost) every comparison gets an exact one-sided bound instead,
 and bots that never met, directly or through others, are rated on separate scales.
 docs/ratings.md explains the choices and gives the measured coverage.
 
@@ -126,11 +127,15 @@ class _Spread:
     """Per bot: the effective number of groups behind its rating, less one (NaN: none)."""
     pooled_df: Floats
     """Per bot: the weight of ``pooled``, in degrees of freedom."""
+    few: Floats
+    """Per bot: ``by_group``'s small-sample factor G/(G-1) made G*/(G*-1), with G* its
+    effective number of groups (1 when that is all of them)."""
 
     def variance(self, contrast: Floats, i: int) -> tuple[float, float]:
         """The variance of ``contrast @ theta``, the rating of bot i, and its degrees of freedom."""
         weight = self.group_df[i] / (self.group_df[i] + self.pooled_df[i])
-        value = weight * contrast @ self.by_group @ contrast + (1 - weight) * contrast @ self.pooled @ contrast
+        by_group = self.few[i] * contrast @ self.by_group @ contrast
+        value = weight * by_group + (1 - weight) * contrast @ self.pooled @ contrast
         return max(0.0, float(value)), float(self.group_df[i] + self.pooled_df[i])
 
     def differences(self, i: Ints, j: Ints) -> tuple[Floats, Floats]:
@@ -139,7 +144,8 @@ class _Spread:
         group_df = np.minimum(self.group_df[i], self.group_df[j])
         pooled_df = np.minimum(self.pooled_df[i], self.pooled_df[j])
         weight = group_df / (group_df + pooled_df)
-        by_group = self.by_group[i, i] + self.by_group[j, j] - 2 * self.by_group[i, j]
+        few = np.maximum(self.few[i], self.few[j])
+        by_group = few * (self.by_group[i, i] + self.by_group[j, j] - 2 * self.by_group[i, j])
         pooled = self.pooled[i, i] + self.pooled[j, j] - 2 * self.pooled[i, j]
         return np.maximum(0.0, weight * by_group + (1 - weight) * pooled), group_df + pooled_df
 
@@ -493,7 +499,7 @@ def _sandwich(
     """
     n = len(theta)
     by_group, pooled = np.zeros((n, n)), np.zeros((n, n))
-    group_df, pooled_df = np.full(n, math.nan), np.zeros(n)
+    group_df, pooled_df, few = np.full(n, math.nan), np.zeros(n), np.ones(n)
     groups_of: dict[int, int] = {}
     p = 1 / (1 + np.exp(theta[table.second] - theta[table.first]))  # P(first beats second), per pair
     entries = both[table.entry_pair] & (table.entry_count > 0)
@@ -547,8 +553,12 @@ def _sandwich(
         squares = (share * share).sum(axis=0)
         effective = np.divide(total * total, squares, out=np.full(m, 2.0), where=squares > 0)
         group_df[members] = np.clip(effective - 1, 1.0, g - 1)
-        pooled_df[members] = np.minimum((m - 2) * group_df[members], POOLED_DF)
-    return _Spread(by_group, pooled, group_df, pooled_df), groups_of
+        # Pooled in proportion to how much the bot shares the component's groups: a bot
+        # that played few of them (a newcomer) may not offset like the others.
+        share_of_groups = group_df[members] / (g - 1)
+        pooled_df[members] = np.minimum((m - 2) * group_df[members], POOLED_DF) * share_of_groups
+        few[members] = (group_df[members] + 1) / group_df[members] * (g - 1) / g
+    return _Spread(by_group, pooled, group_df, pooled_df, few), groups_of
 
 
 def _score_gram(unit: Ints, units: int, i_local: Ints, j_local: Ints, residual: Floats, m: int) -> Floats:
