@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from arena.games import nimmt
+from arena.games import get_game, nimmt
+from arena.simulate import play_game
 from protocol.nimmt import HEADS, ROW_CAPACITY, ROWS
 
 Policy = Callable[[Any, int, list[Any]], Any]
@@ -114,12 +115,7 @@ def play(seed: int, names: Sequence[str], chance: int) -> list[int]:
     players = len(names)
     rng = random.Random(chance)
     policies = [policy(name, rng) for name in names]
-    state, _ = nimmt.start(SETTINGS, players, seed)
-    while (pending := nimmt.decision(state)) is not None:
-        answers = {seat: policies[seat](state, seat, nimmt.legal(state, seat)) for seat in pending.seats}
-        state, _ = nimmt.apply(state, answers)
-    outcome = nimmt.outcome(state)
-    assert outcome is not None
+    _, outcome = play_game(get_game(nimmt.NAME), SETTINGS, players, seed, policies)
     return list(outcome.ranks)
 
 

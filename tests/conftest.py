@@ -75,6 +75,19 @@ def bot_pids(folder: Path) -> list[int]:
     return pids
 
 
+def one_clean_line(result: subprocess.CompletedProcess[str], *needles: str, code: int | None = None) -> str:
+    """A user error: exit ``code`` (any non-zero by default), no traceback, and one
+    ``error:`` line saying every one of ``needles``; returns that line."""
+    output = result.stdout + result.stderr
+    assert result.returncode == code if code is not None else result.returncode != 0, output
+    assert "Traceback" not in output, output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, output
+    for needle in needles:
+        assert needle in errors[0], output
+    return errors[0]
+
+
 LEFT_OUT = {"docker": "ARENA_NO_DOCKER", "browser": "ARENA_NO_BROWSER"}
 """A marker's tests run unless the user sets this variable to 1 (as for setup.sh): then
 they are deselected, and the summary says so. Never skipped: a missing engine or

@@ -36,7 +36,7 @@ from arena.sandbox.images import ImageError, base_tag, bot_digest, bot_tag, buil
 from arena.sandbox.leftovers import run_dir
 
 from .conftest import MakeBot
-from .test_referee import faults_of, run_match
+from .test_referee import faults_of, raw_bot, run_match
 
 pytestmark = pytest.mark.docker
 
@@ -280,15 +280,7 @@ def test_a_build_runs_as_its_own_user_without_capabilities(docker_sandbox: Docke
 
 # --- 9: nothing outlives a killed arena -------------------------------------------------
 
-SLOW = """
-import json, sys, time
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "slow", "version": "1"}), flush=True)
-    elif msg["type"] == "request":
-        time.sleep(60)
-"""
+SLOW = raw_bot("time.sleep(60)")
 
 
 def test_kill_9_of_an_arena_leaves_no_container_and_no_pipe_folder(

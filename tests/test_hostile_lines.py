@@ -44,6 +44,7 @@ from arena.sandbox.local import LocalSandbox
 from protocol.messages import MAX_DEPTH, MAX_LINE_BYTES, Answer, HelloReply, decode_from_bot, nesting_depth
 
 from .conftest import SAMPLES, MakeBot
+from .test_referee import raw_bot
 
 RANDOM = SAMPLES / "random"
 ROOT = Path(__file__).resolve().parent.parent
@@ -271,16 +272,7 @@ async def test_answers_sent_before_their_request_are_dropped_unjudged(
     assert dropped[0].line.endswith('"answer":105}')
 
 
-SLOW = """
-import json, sys, time
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "slow", "version": "1"}), flush=True)
-    elif msg["type"] == "request":
-        time.sleep(0.2)
-        print(json.dumps({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]}), flush=True)
-"""
+SLOW = raw_bot('time.sleep(0.2)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})')
 
 FAILED_STARTS = {
     "garbage hello": ("print('hello? ' * 3, flush=True)", 10_000, "malformed", "hello? hello? hello?"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import itertools
 import json
@@ -31,6 +32,10 @@ import pytest
 from arena.schedule import MAX_GROUPS, deal_seed, groups, grown_groups, round_robin
 
 from .conftest import SAMPLES, MakeBot
+from .conftest import one_clean_line as clean_line
+
+one_clean_line = functools.partial(clean_line, code=2)
+"""Every refusal here is a user error: exit 2."""
 
 ARENA = str(Path(sys.executable).parent / "arena")
 FAST = ["--deals", "1", "--set", "rounds=1", "--sandbox", "local"]
@@ -50,18 +55,6 @@ def ok(*args: str | Path) -> str:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     return result.stdout
-
-
-def one_clean_line(result: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """A user error: exit 2, no traceback, one line saying every one of ``needles``."""
-    output = result.stdout + result.stderr
-    assert result.returncode == 2, output
-    assert "Traceback" not in output, output
-    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1, output
-    for needle in needles:
-        assert needle in errors[0], output
-    return errors[0]
 
 
 def read(db: Path, query: str, *args: Any) -> list[tuple[Any, ...]]:

@@ -24,7 +24,7 @@ import pytest
 from arena.folder import copy_folder
 from arena.store import LEASE_TIMEOUT, MIGRATIONS, SCHEMA_VERSION, Store, StoreError, version_key
 
-from .conftest import SAMPLES
+from .conftest import SAMPLES, one_clean_line
 
 ARENA = str(Path(sys.executable).parent / "arena")
 BOTS = [str(SAMPLES / name) for name in ("heuristic", "random", "lowest")]
@@ -54,18 +54,6 @@ def as_user(uid: int) -> Callable[[], None]:
         os.setuid(uid)
 
     return switch
-
-
-def one_clean_line(result: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """A user error: exit != 0, no traceback, one line saying ``needles``."""
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert "Traceback" not in output, output
-    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1, output
-    for needle in needles:
-        assert needle in errors[0], output
-    return errors[0]
 
 
 def open_folder(prefix: str) -> Path:

@@ -333,19 +333,9 @@ def test_plain_local_mode_must_be_asked_for_by_name(make_bot: MakeBot, tmp_path:
 @as_root
 def test_kill_9_of_the_arena_leaves_no_process_cgroup_or_folder(make_bot: MakeBot) -> None:
     """Item 9: the watchdog ends the bots, removes their cgroups and the run folder."""
-    slow = make_bot(
-        "slow",
-        """
-import json, sys, time
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "slow", "version": "1"}), flush=True)
-    elif m["type"] == "request":
-        time.sleep(0.2)
-        print(json.dumps({"type": "answer", "id": m["id"], "answer": m["legal"][0]}), flush=True)
-""",
-    )
+    from .test_referee import raw_bot
+
+    slow = make_bot("slow", raw_bot('time.sleep(0.2)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
     proc = subprocess.Popen(
         [ARENA, "play", str(slow), str(slow), str(slow), "--sandbox", "local"],
         stdout=subprocess.DEVNULL,

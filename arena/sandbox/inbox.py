@@ -135,12 +135,9 @@ class Inbox:
         if not muted and all(ready != fd for ready, _ in self._epoll.poll(0)):
             return Dropped(count, last) if count else NOTHING  # the usual case: one cheap system call
         for _ in range(ARM_READS):
-            try:
-                data = os.read(fd, 65536)
-            except BlockingIOError:
+            data = _read(fd)
+            if data is None:
                 break
-            except OSError:
-                data = b""
             if not data:
                 self._end(fd, key, process, trio.current_time())
                 break
@@ -157,12 +154,9 @@ class Inbox:
         now = trio.current_time()
         for fd, _ in self._epoll.poll(0):
             key, process = self._bots[fd]
-            try:
-                data = os.read(fd, 65536)
-            except BlockingIOError:
+            data = _read(fd)
+            if data is None:
                 continue
-            except OSError:
-                data = b""
             if not data:
                 self._end(fd, key, process, now)
                 continue
@@ -209,3 +203,13 @@ def _evidence(received: Received) -> bytes:
     if isinstance(error, Flooded):
         return error.line
     return b""
+
+
+def _read(fd: int) -> bytes | None:
+    """What a bot's output holds: None if nothing yet, ``b""`` once it has ended."""
+    try:
+        return os.read(fd, 65536)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
