@@ -113,3 +113,19 @@ def test_a_name_at_the_edge_of_the_rule_builds_and_plays_in_docker(make_bot: Mak
     assert played.returncode == 0, played.stderr
     assert f"sixarena-bot-{EDGE_NAME}:V1.0-build_7-rc." in played.stderr, "its image was built"
     assert "sandbox: docker" in played.stdout and " ok " in played.stdout
+
+
+@pytest.mark.parametrize("package", ["ruby; touch /tmp/arena-pwned", "$(id)", "-o=APT::Get", "../ruby"])
+def test_a_hostile_package_name_never_reaches_a_command(make_bot: MakeBot, tmp_path: Path, package: str) -> None:
+    """`packages` names go into package-manager commands: anything but a Debian package
+    name is refused at the manifest, before any image or build is touched."""
+    text = manifest("pkg") + f"packages = [{package!r}]\n".replace("'", '"')
+    folder = make_bot("pkg", manifest=text)
+    for result in (
+        arena("bot", "add", str(folder), "--db", str(tmp_path / "arena.db")),
+        arena("bot", "build", str(folder)),
+    ):
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        (line,) = result.stderr.strip().splitlines()
+        assert "`packages`" in line and "not a Debian package name" in line, line
+    assert not Path("/tmp/arena-pwned").exists()
