@@ -123,6 +123,7 @@ class OwnCgroup(Cgroup):
                     v2.mkdir(parents=True)
                     folders.append(v2)
                 cgroup = cls(folders, v2 if v2 is not None and (v2 / "cgroup.freeze").exists() else None, v1)
+                cgroup.watched()
                 _write(v1["memory"] / "memory.limit_in_bytes", memory_mb << 20)
                 if (v1["memory"] / "memory.memsw.limit_in_bytes").exists():
                     _write(v1["memory"] / "memory.memsw.limit_in_bytes", memory_mb << 20)  # no swap either
@@ -136,6 +137,7 @@ class OwnCgroup(Cgroup):
                 folder = parent / name
                 folder.mkdir()
                 cgroup = cls([folder], folder, {})
+                cgroup.watched()
                 _write(folder / "memory.max", memory_mb << 20)
                 _write(folder / "memory.swap.max", 0)
                 _write(folder / "pids.max", processes)
@@ -173,12 +175,20 @@ class OwnCgroup(Cgroup):
         except (OSError, ValueError):
             return False
 
+    def watched(self) -> None:
+        """Tell the watchdog at once, before any process joins: a cgroup of an arena killed
+        at any moment is removed with it."""
+        from .reaper import Reaper
+
+        Reaper.watch("cg", self.key)
+
     def remove(self) -> None:
         """Kill whatever is left in it and remove it."""
-        from .reaper import kill_cgroup
+        from .reaper import Reaper, kill_cgroup
 
         self.close()
         kill_cgroup(str(f) for f in self.folders)
+        Reaper.forget("cg", self.key)
 
 
 def _write(path: Path, value: object) -> None:

@@ -226,7 +226,6 @@ class LocalProcess(PipedBot):
             Reaper.forget("pg", self.pid)
             if self.cgroup is not None:
                 await trio.to_thread.run_sync(self.cgroup.remove)
-                Reaper.forget("cg", self.cgroup.key)
             self._close_tasks()
             if self._stat_fd is not None:
                 os.close(self._stat_fd)
@@ -409,8 +408,6 @@ class LocalSandbox:
                         start_new_session=True,
                         preexec_fn=self._confine(uid, cgroup),
                     )
-                if cgroup is not None:
-                    Reaper.watch("cg", cgroup.key)
                 Reaper.watch("pg", proc.pid)
                 try:
                     code = proc.wait(timeout=BUILD_SECONDS)
@@ -435,7 +432,6 @@ class LocalSandbox:
         finally:
             if cgroup is not None:
                 cgroup.remove()
-                Reaper.forget("cg", cgroup.key)
             shutil.rmtree(log.parent, ignore_errors=True)
             if uid is not None:
                 _uids_in_use.discard(uid)
@@ -471,8 +467,6 @@ class LocalSandbox:
                 raise
             raise StartError(f"{bot.path}: cannot start {bot.manifest.run!r}: {exc}") from None
         Reaper.watch("pg", proc.pid)  # its group dies with the arena, even a frozen one
-        if cgroup is not None:
-            Reaper.watch("cg", cgroup.key)
         process = LocalProcess(proc, max_line, self.isolation, cgroup, uid, home, nested=self.bwrap is not None)
         nursery.start_soon(process.pump_stderr)
         return process

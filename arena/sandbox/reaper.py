@@ -75,9 +75,11 @@ class Reaper:
 # --- the killing, shared with the arena (cgroups.py) -------------------------------------
 
 
-def kill_cgroup(folders: Iterable[str], wait: float = 2.0) -> None:
+def kill_cgroup(folders: Iterable[str], wait: float = 10.0) -> None:
     """Kill every process of a cgroup (given as its folder in each hierarchy: one for v2,
-    one per controller for v1), thaw it so the kill lands, and remove the folders."""
+    one per controller for v1), thaw it so the kill lands, and remove the folders: again
+    until they are gone or ``wait`` seconds have passed (on a loaded machine, killed
+    processes take a moment to leave)."""
     folders = [f for f in folders if os.path.isdir(f)]
     deadline = time.monotonic() + wait
     while folders:
@@ -105,14 +107,21 @@ def kill_cgroup(folders: Iterable[str], wait: float = 2.0) -> None:
                         state.write(value)
                 except OSError:
                     pass
-        if not pids or time.monotonic() > deadline:
+        if not pids:
+            folders = [f for f in folders if not _removed(f)]
+        if not folders or time.monotonic() > deadline:
             break
         time.sleep(0.01)
-    for folder in folders:
-        try:
-            os.rmdir(folder)
-        except OSError:
-            pass
+
+
+def _removed(folder: str) -> bool:
+    try:
+        os.rmdir(folder)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def remove_container(container_id: str) -> None:
