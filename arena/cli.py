@@ -232,9 +232,7 @@ def play(
     set_: Annotated[
         list[str], typer.Option("--set", help="A game setting KEY=VALUE, e.g. end_score=50 (repeatable).")
     ] = [],  # noqa: B006
-    sandbox_name: Annotated[
-        str, typer.Option("--sandbox", help=SANDBOX_HELP)
-    ] = "auto",
+    sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     variant: VariantOption = None,
     settings_file: SettingsFileOption = None,
     strict: Annotated[

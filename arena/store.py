@@ -589,7 +589,7 @@ class Store:
         if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
             return StoreError(
                 f"{where}: the database is damaged ({exc}): restore it from a backup (README: backing up a"
-                f" league), or save what it still holds with `sqlite3 {where} \".recover\" | sqlite3 recovered.db`"
+                f' league), or save what it still holds with `sqlite3 {where} ".recover" | sqlite3 recovered.db`'
                 " and use recovered.db"
             )
         if code == sqlite3.SQLITE_FULL:

@@ -379,10 +379,6 @@ def natural_width(renderable: Any) -> int:
     return _MEASURE.measure(renderable).maximum
 
 
-def render_json(rows: list[Row]) -> str:
-    return msgspec.json.format(msgspec.json.encode(rows).decode(), indent=2)
-
-
 Los = tuple[list[str], list[list[float]]]
 """``los_matrix``: the bots, and ``matrix[i][j]``, the chance bot i is better than bot j."""
 

@@ -455,7 +455,9 @@ def serving_as(db: Path, user: int | None) -> Any:
                     break
                 except OSError:
                     if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(f"arena serve did not come up: {proc.stdout and proc.stdout.read()}") from None
+                        raise RuntimeError(
+                            f"arena serve did not come up: {proc.stdout and proc.stdout.read()}"
+                        ) from None
                     time.sleep(0.1)
             assert health["ready"] is True, health
             yield url
@@ -499,4 +501,3 @@ def test_an_old_schema_is_not_migrated_by_readers(league: Path, folders: Callabl
     for command in READ_COMMANDS:
         one_clean_line(arena(*command, "--db", db), "schema version 1", "writing command")
     assert sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0] == 1
-

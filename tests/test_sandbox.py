@@ -335,7 +335,9 @@ def test_kill_9_of_the_arena_leaves_no_process_cgroup_or_folder(make_bot: MakeBo
     """Item 9: the watchdog ends the bots, removes their cgroups and the run folder."""
     from .test_referee import raw_bot
 
-    slow = make_bot("slow", raw_bot('time.sleep(0.2)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})'))
+    slow = make_bot(
+        "slow", raw_bot('time.sleep(0.2)\nsend({"type": "answer", "id": msg["id"], "answer": msg["legal"][0]})')
+    )
     proc = subprocess.Popen(
         [ARENA, "play", str(slow), str(slow), str(slow), "--sandbox", "local"],
         stdout=subprocess.DEVNULL,

@@ -354,7 +354,9 @@ class _Session:
         legal = game.legal(state, seat)
         request_id = next(self.ids)
         request = Request(request_id, kind, game.view(state, seat), legal, self.limits.move_ms, self.limits.bank_ms)
-        reply, line = await self._ask(self._with_events(request), self.limits.move_ms + self.limits.bank_ms, f"{kind} request")
+        reply, line = await self._ask(
+            self._with_events(request), self.limits.move_ms + self.limits.bank_ms, f"{kind} request"
+        )
         sent = _short(_text(encode(request)))
         expected = f'{{"type":"answer","id":{request_id},"answer":A}} with A one of {_short(_json(legal), 120)}'
         if not isinstance(reply, Answer):

@@ -344,11 +344,6 @@ class LocalSandbox:
         parts.append("own unprivileged user" if self.as_root else f"as user {os.geteuid()}")
         return ", ".join(parts)
 
-    @property
-    def weakest(self) -> bool:
-        """True when nothing but resource limits stands between a bot and the machine."""
-        return self.bwrap is None
-
     def isolation_for(self, bot: Bot) -> str:
         return self.isolation
 

@@ -187,15 +187,6 @@ class Revalidating:
             with self._lock:
                 self._refreshing.discard(key)
 
-    def settle(self, timeout: float = 30.0) -> bool:
-        """Wait until no refresh runs (tests and benchmarks); False on timeout."""
-        deadline = time.monotonic() + timeout
-        while self._refreshing:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.01)
-        return True
-
 
 class Lru(Generic[T]):
     """A small thread-safe least-recently-used map, for values that never change."""
