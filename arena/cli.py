@@ -4,34 +4,36 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
-import trio
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .bots import Bot, BotError, load_bot
-from .games import SettingsError, get_game
-from .referee import (
-    GameResult,
-    MatchError,
-    MatchSpec,
-    Observer,
-    TimeLimits,
-    play_match,
-    single_game,
+from .cli_common import (
+    DEFAULT_DB,
+    GAME_HELP,
+    SANDBOX_HELP,
+    DbOption,
+    SettingsFileOption,
+    VariantOption,
+    console,
+    err_console,
+    fail,
+    game_settings,
+    open_store,
+    user_errors,
+    warn_about,
 )
-from .render import RENDERERS, seat_labels
-from .replay import ReplayError
-from .sandbox import SandboxName, choose_sandbox
-from .sandbox.base import StartError
-from .sandbox.images import ImageError
-from .store import StoreError
+from .cli_gauntlet import gauntlet_cmd
+from .cli_results import games_cmd, leaderboard_cmd
+from .cli_sandbox import check_games, open_sandbox, prepare
+from .cli_tournaments import tournament_app
+from .cli_web import serve
+
+if TYPE_CHECKING:
+    from .match import GameResult
 
 app = typer.Typer(
     help="Six Arena: referee bots written in any language, sandboxed and timed.",
@@ -39,122 +41,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
-
-USER_ERRORS: tuple[type[Exception], ...] = (
-    BotError,
-    SettingsError,
-    MatchError,
-    StartError,
-    ReplayError,
-    ImageError,
-    StoreError,
-)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One red line naming the problem, and a non-zero exit: never a traceback."""
-    # The message as it is: a bracket or a ":name:" in it is no markup and no emoji.
-    err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True, emoji=False)
-    raise typer.Exit(code)
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    try:
-        yield
-    except USER_ERRORS as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        interrupted()
-    except BaseExceptionGroup as group:  # Trio wraps what its nurseries raise
-        if group.subgroup(KeyboardInterrupt) is not None:
-            interrupted()
-        user = group.subgroup(USER_ERRORS)
-        if user is not None:
-            fail(str(_first(user)))
-        raise
-
-
-def interrupted() -> NoReturn:
-    err_console.print("[yellow]interrupted[/]: every bot was stopped")
-    raise typer.Exit(130)
-
-
-def _first(group: BaseExceptionGroup[Any]) -> BaseException:
-    while isinstance(group, BaseExceptionGroup):
-        group = group.exceptions[0]
-    return group
-
-
-def parse_sets(pairs: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs to settings; values are read as JSON when they parse as such."""
-    import msgspec
-
-    settings: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            fail(f"--set {pair!r}: write it as KEY=VALUE, e.g. --set end_score=50")
-        try:
-            settings[key] = msgspec.json.decode(value)
-        except msgspec.DecodeError:
-            settings[key] = value
-    return settings
-
-
-def game_settings(pairs: list[str], variant: str | None, settings_file: Path | None) -> dict[str, Any]:
-    """Settings from a file (TOML or JSON), then ``--variant``, then ``--set`` on top."""
-    import tomllib
-
-    import msgspec
-
-    settings: dict[str, Any] = {}
-    if settings_file is not None:
-        try:
-            text = settings_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            fail(f"{settings_file}: cannot read the settings file: {exc.strerror}")
-        try:
-            loaded = msgspec.json.decode(text) if settings_file.suffix == ".json" else tomllib.loads(text)
-        except (msgspec.DecodeError, tomllib.TOMLDecodeError) as exc:
-            fail(f"{settings_file}: not valid {'JSON' if settings_file.suffix == '.json' else 'TOML'}: {exc}")
-        if not isinstance(loaded, dict):
-            fail(f"{settings_file}: settings must be a table of KEY = VALUE")
-        settings.update(loaded)
-    if variant is not None:
-        settings["variant"] = variant
-    settings.update(parse_sets(pairs))
-    return settings
-
-
-def check_games(bots: list[Bot], game: str) -> None:
-    """Seat no bot in a game its manifest does not list: say so before anything starts."""
-    for bot in bots:
-        if game not in bot.manifest.games:
-            listed = ", ".join(bot.manifest.games) or "no game"
-            fail(f"{bot.path}: {bot.name} does not play {game} (its bot.toml lists {listed})")
-
-
-VariantOption = Annotated[
-    str | None, typer.Option(help="6 nimmt!: standard, tactical, logical or professional.", show_default=False)
-]
-SettingsFileOption = Annotated[
-    Path | None, typer.Option("--settings", help="Game settings from a TOML or JSON file.", show_default=False)
-]
-
-
-class LivePrinter(Observer):
-    """Prints each finished round of a game as it happens."""
-
-    def __init__(self, game: str, labels: list[str]) -> None:
-        self.render = RENDERERS[game]
-        self.labels = labels
-
-    def events(self, game_no: int, events: list[Any]) -> None:
-        for line in self.render.live(events, self.labels):
-            console.print(line)
+"""The ``arena`` command. Each command module imports at its top only typer, rich and
+the standard library (``arena --help`` reads them all); what a command needs beyond
+that (trio, the referee, Docker, numpy, the web stack) it imports when it runs."""
 
 
 def standings(result: GameResult, labels: list[str]) -> Table:
@@ -173,39 +62,6 @@ def standings(result: GameResult, labels: list[str]) -> Table:
             str(result.ranks[seat]), labels[seat], str(result.scores[seat]), f"[{style}]{text}[/]" if style else text
         )
     return table
-
-
-SANDBOX_HELP = (
-    "docker, local (bubblewrap), auto (docker when an engine answers and the base image is built, else local),"
-    " or unsafe-local (plain processes: no protection at all; only on request)."
-)
-
-
-def open_sandbox(name: str) -> Any:
-    """The sandbox for ``--sandbox NAME``, saying once why ``auto`` fell back to local."""
-    if name not in ("auto", "docker", "local", "unsafe-local"):
-        fail(f"--sandbox {name!r}: choose docker, local (bubblewrap), auto or unsafe-local")
-    sandbox, note = choose_sandbox(cast(SandboxName, name))
-    if note:
-        err_console.print(f"[yellow]note:[/] {note}")
-    from .sandbox.runtime import check_python_bots
-
-    check_python_bots(sandbox, progress=lambda line: err_console.print(f"[dim]{escape(line)}[/]"))
-    return sandbox
-
-
-def prepare(sandbox: Any, bots: list[Bot]) -> None:
-    """Build what is missing (bot images) before any clock runs."""
-    if hasattr(sandbox, "prepare"):
-        for bot in bots:
-            sandbox.prepare(bot, progress=lambda line: err_console.print(f"[dim]{line}[/]"))
-
-
-def warn_about(isolations: list[str]) -> None:
-    if any("UNSAFE" in i for i in isolations):
-        from .sandbox.local import UNSAFE_WARNING
-
-        err_console.print(f"[yellow]warning:[/] {UNSAFE_WARNING}")
 
 
 BotDirs = Annotated[
@@ -228,7 +84,7 @@ def play(
     time_bank: Annotated[float, typer.Option(help="Extra seconds per game for moves that overrun.", min=0.0)] = 10.0,
     startup_time: Annotated[float, typer.Option(help="Seconds a bot has to start and answer hello.", min=0.001)] = 10.0,
     replay: Annotated[Path | None, typer.Option(help="Write the game's replay (JSON lines) here.")] = None,
-    game: Annotated[str, typer.Option(help="The game to play.")] = "nimmt",
+    game: Annotated[str, typer.Option(help=GAME_HELP)] = "nimmt",
     set_: Annotated[
         list[str], typer.Option("--set", help="A game setting KEY=VALUE, e.g. end_score=50 (repeatable).")
     ] = [],  # noqa: B006
@@ -241,9 +97,18 @@ def play(
 ) -> None:
     """Play one game between bots and print each round and the final standings. Exit
     status 3 when a seat was disqualified (with --strict: when any seat had a fault)."""
+    import trio
+
+    from .bots import load_bot
+    from .catalog import get_game
+    from .cli_live import LivePrinter
+    from .match import MatchSpec, TimeLimits
+    from .referee import play_match, single_game
+    from .render import seat_labels
+
     with user_errors():
         bots = [load_bot(d) for d in bot_dirs]
-        rules = get_game(game)
+        rules = get_game(game).rules
         check_games(bots, game)
         settings = game_settings(set_, variant, settings_file)
         rules.parse_settings(settings, len(bots))
@@ -291,16 +156,12 @@ def demo(
     """A small demo tournament of the sample bots, then the leaderboard of every game stored."""
     if not (SAMPLE_BOTS / "heuristic").is_dir():
         fail(f"{SAMPLE_BOTS}: the sample bots are not here (run the demo from a checkout of Six Arena)")
-    from .cli_tournaments import leaderboard_cmd, tournament_run
+    from .cli_tournaments import tournament_run
 
     bots = [str(SAMPLE_BOTS / name) for name in ("heuristic", "random", "lowest")]
     tournament_run(bots, table_size=3, deals=deals, db=db, sandbox_name=sandbox_name, move_time=1.0, time_bank=10.0)
     console.print("\n[bold]Every game in the database:[/]")
     leaderboard_cmd(db=db)
-
-
-DbOption = Annotated[Path, typer.Option("--db", help="The arena's database.")]
-DEFAULT_DB = Path("arena.db")
 
 
 @app.command("replay")
@@ -327,6 +188,7 @@ def replay_cmd(
     """Re-simulate a logged game through the rules and show it turn by turn; with
     --html, write it as a web page to open in any browser instead."""
     from . import replay as replay_files
+    from .catalog import get_game
 
     with user_errors():
         if source.isdigit() and not Path(source).exists():
@@ -351,7 +213,7 @@ def replay_cmd(
         if stderr:
             show_stderr(lines, header)
             return
-        render = RENDERERS[header.game]
+        render = get_game(header.game).terminal()
         render.show_replay(console, lines, steps, round_, turn, step if sys.stdin.isatty() else False)
 
 
@@ -372,25 +234,12 @@ def show_stderr(lines: list[Any], header: Any) -> None:
         console.print(escape(text.rstrip()) if text.strip() else "[dim](nothing on stderr)[/]", soft_wrap=True)
 
 
-def open_store(db: Path, must_exist: bool = True, read_only: bool = False) -> Any:
-    """The database at ``db``; a missing one is an error where it must already exist.
-
-    ``read_only`` for the commands that only read: they open the file read-only (no
-    migration, no WAL switch, no cache writes), so they work without write access to
-    it or its folder, and on a read-only file system."""
-    from .store import Store
-
-    if (must_exist or read_only) and not db.exists():
-        fail(f"{db}: no such database (a tournament creates it; --db names another)")
-    return Store(db, read_only=read_only)
-
-
 def stored_replay(db: Path, game_id: int) -> bytes:
     """The replay of a stored game, read-only."""
     import zlib
 
     try:
-        return cast(bytes, open_store(db, read_only=True).replay(game_id))
+        return open_store(db, read_only=True).replay(game_id)
     except zlib.error as exc:
         fail(
             f"{db}: the stored replay of game {game_id} is damaged ({exc}): restore the database from a backup"
@@ -400,8 +249,13 @@ def stored_replay(db: Path, game_id: int) -> bytes:
 
 image_app = typer.Typer(help="The base image bots run on (Docker).", no_args_is_help=True)
 bot_app = typer.Typer(help="Bots: store them, list them, build their images.", no_args_is_help=True)
+app.command("leaderboard")(leaderboard_cmd)
+app.command("games")(games_cmd)
+app.command("gauntlet")(gauntlet_cmd)
+app.command("serve")(serve)
 app.add_typer(image_app, name="image")
 app.add_typer(bot_app, name="bot")
+app.add_typer(tournament_app, name="tournament")
 
 
 @image_app.command("build")
@@ -448,6 +302,7 @@ def bot_build(
 ) -> None:
     """Build a bot's image: its folder on the current base image (whose SDK layer is made
     first if the SDK changed), its build command run inside."""
+    from .bots import load_bot
     from .sandbox import images
 
     with user_errors():
@@ -469,7 +324,10 @@ def bot_check(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show each request's time.")] = False,
 ) -> None:
     """Put a bot through the conformance battery: pass or fail per check, exit 1 on a failure."""
+    import trio
+
     from .botcheck import Check, Checker
+    from .bots import BotError, load_bot
 
     def show(check: Check) -> None:
         label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
@@ -575,6 +433,4 @@ def bot_remove(
 
 
 def main() -> None:
-    from . import cli_gauntlet, cli_tournaments, cli_web  # noqa: F401  (they register their commands on the app)
-
     app()

@@ -10,54 +10,36 @@ import random
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import msgspec
-import trio
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from leaderboard.sprt import Sprt, SprtError, parse_sprt
-
-from .bots import load_bot
-from .cli import (
+from .cli_common import (
     DEFAULT_DB,
+    GAME_HELP,
     SANDBOX_HELP,
     DbOption,
     SettingsFileOption,
     VariantOption,
-    app,
-    check_games,
     console,
     err_console,
     fail,
     game_settings,
-    open_sandbox,
     open_store,
-    prepare,
+    print_table,
     user_errors,
     warn_about,
 )
-from .cli_tournaments import print_table
-from .games import get_game
-from .gauntlet import (
-    DEFAULT_MAX_GAMES,
-    GauntletSpec,
-    Reading,
-    Versus,
-    against_each,
-    against_field,
-    gauntlet_config,
-    read,
-    rounds_for,
-    run_gauntlet,
-    spec_of,
-)
-from .referee import TimeLimits
-from .schedule import MAX_GROUPS, gauntlet_tables
-from .store import Store, StoredBot, StoreError, Tournament, board_key
-from .tournament import TournamentConfig, sigterm_as_ctrl_c, until_interrupted
+from .league import DEFAULT_MAX_GAMES
+
+if TYPE_CHECKING:
+    from leaderboard.sprt import Sprt
+
+    from .gauntlet import Reading, Versus
+    from .match import TimeLimits
+    from .store import Store, StoredBot, Tournament
 
 LINE_SECONDS = 10.0
 """At most one running line per this many seconds (``ARENA_PROGRESS_SECONDS`` overrides);
@@ -65,7 +47,6 @@ the first and the last are always printed."""
 DEFAULT_DEALS = 4
 
 
-@app.command("gauntlet")
 def gauntlet_cmd(
     bots: Annotated[
         list[str],
@@ -119,7 +100,7 @@ def gauntlet_cmd(
     seed: Annotated[int | None, typer.Option(help="Seed of the deals.")] = None,
     sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
     resume: Annotated[bool, typer.Option(help="Go on with the gauntlet --name where it stopped.")] = False,
-    game: Annotated[str, typer.Option(help="The game to play.")] = "nimmt",
+    game: Annotated[str, typer.Option(help=GAME_HELP)] = "nimmt",
     set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
     move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Extra seconds per game for moves that overrun.", min=0.0)] = 10.0,
@@ -130,6 +111,14 @@ def gauntlet_cmd(
     """Play NEW against the field in duplicate deals: with --sprt until the sequential test
     accepts H0 or H1 (or --max-games), else --deals deals per table. Stored as a
     tournament: `arena games`, `arena leaderboard` and `--resume` work on it."""
+    import trio
+
+    from .cli_sandbox import open_sandbox, prepare
+    from .gauntlet import read, run_gauntlet, spec_of
+    from .match import TimeLimits
+    from .store import StoreError
+    from .tournament import sigterm_as_ctrl_c, until_interrupted
+
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
         if resume:
@@ -194,6 +183,18 @@ def create(
     settings_file: Path | None,
 ) -> tuple[Tournament, list[StoredBot], Store]:
     """A new gauntlet's row, after every check (a refused one leaves the database as it was)."""
+    import msgspec
+
+    from leaderboard.sprt import SprtError, parse_sprt
+
+    from .bots import load_bot
+    from .catalog import get_game
+    from .cli_sandbox import check_games
+    from .gauntlet import GauntletSpec, gauntlet_config, rounds_for
+    from .schedule import MAX_GROUPS, gauntlet_tables
+    from .store import board_key
+    from .tournament import TournamentConfig
+
     test: Sprt | None = None
     if sprt_text is not None:
         try:
@@ -219,7 +220,7 @@ def create(
     if tables > MAX_GROUPS:
         fail(f"--table-size {table_size} with {len(opponents)} opponents makes {tables} tables: at most {MAX_GROUPS}")
     settings = game_settings(set_, variant, settings_file)
-    rules = get_game(game)
+    rules = get_game(game).rules
     parsed = msgspec.to_builtins(rules.parse_settings(settings, table_size))
     if test is not None:
         cap = DEFAULT_MAX_GAMES if max_games is None else max_games
@@ -252,6 +253,8 @@ def create(
 def identity(ref: str) -> str | None:
     """``name:version`` of a bot folder (read, not stored), ``ref`` itself for a stored
     ``NAME:VERSION``, None for a bare stored ``NAME`` (the store knows its version)."""
+    from .bots import load_bot
+
     if Path(ref).is_dir():
         bot = load_bot(ref)
         return f"{bot.manifest.name}:{bot.manifest.version}"
@@ -277,6 +280,11 @@ def against_itself(new: str, opponents: list[str], identities: list[str | None])
 
 
 def resumed(store: Store, name: str, db: Path, bots: list[str], vs: list[str]) -> tuple[Tournament, list[StoredBot]]:
+    import msgspec
+
+    from .gauntlet import spec_of
+    from .tournament import TournamentConfig
+
     tournament = store.get_tournament(name)
     if tournament is None:
         known = ", ".join(store.tournament_names()) or "none yet"
@@ -294,6 +302,11 @@ def resumed(store: Store, name: str, db: Path, bots: list[str], vs: list[str]) -
 
 
 def header(tournament: Tournament, stored: list[StoredBot], test: Sprt | None, db: Path) -> None:
+    import msgspec
+
+    from .schedule import gauntlet_tables
+    from .tournament import TournamentConfig
+
     config = msgspec.convert(tournament.config, TournamentConfig)
     size = config.table_size
     tables = len(gauntlet_tables(len(stored) - 1, size))
@@ -327,6 +340,8 @@ def elo_text(v: Versus) -> str:
 
 def running(reading: Reading, new: str, test: Sprt | None) -> str:
     """``groups 12 · games 24 · LLR 1.52 (-2.94, 2.94) · Elo +85 [+20, +150]``."""
+    from .gauntlet import against_field
+
     parts = [f"groups {reading.groups}", f"games {reading.games}"]
     if test is not None and reading.decision is not None:
         parts.append(f"LLR {reading.decision.llr:.2f} ({test.lower:.2f}, {test.upper:.2f})")
@@ -358,6 +373,8 @@ def signed(elo: float) -> str:
 
 
 def verdict_line(reading: Reading, new: str, test: Sprt | None) -> str:
+    from .gauntlet import against_field
+
     counted = f"{reading.groups} deal group{'s' * (reading.groups != 1)}, {reading.games} games"
     if test is None or reading.decision is None:
         return f"done: {counted}; {new} against the field: Elo {elo_text(against_field(reading, new))}"
@@ -380,6 +397,8 @@ def verdict_line(reading: Reading, new: str, test: Sprt | None) -> str:
 
 def summary(reading: Reading, stored: list[StoredBot], test: Sprt | None) -> None:
     """The verdict, then NEW against each opponent."""
+    from .gauntlet import against_each
+
     new = stored[0].ref
     console.print(verdict_line(reading, new, test), markup=False, soft_wrap=True)
     extra = reading.stored - reading.games

@@ -1,4 +1,4 @@
-"""``arena tournament run``, ``arena leaderboard`` and ``arena games``."""
+"""``arena tournament``: run a round robin, list, show and delete tournaments."""
 
 from __future__ import annotations
 
@@ -6,138 +6,39 @@ import contextlib
 import csv
 import datetime as dt
 import io
-import os
 import random
 import sys
-import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import msgspec
-import trio
 import typer
-from rich.cells import cell_len
-from rich.console import Console, Group
-from rich.live import Live
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .cli import (
+from .cli_common import (
     DEFAULT_DB,
+    FORMATS,
+    GAME_HELP,
     SANDBOX_HELP,
     DbOption,
     SettingsFileOption,
     VariantOption,
-    app,
-    check_games,
     console,
     err_console,
     fail,
     game_settings,
-    open_sandbox,
     open_store,
-    prepare,
+    print_board,
+    print_table,
     user_errors,
     warn_about,
 )
-from .games import get_game
-from .referee import GameResult, TimeLimits
-from .store import StoredBot, StoreError
-from .tournament import Progress as TournamentProgress
-from .tournament import TournamentConfig, run_tournament, sigterm_as_ctrl_c, until_interrupted, variant_of
+
+if TYPE_CHECKING:
+    from .store import StoredBot
+    from .tournament import TournamentConfig
 
 tournament_app = typer.Typer(help="Round-robin tournaments with duplicate deals.", no_args_is_help=True)
-app.add_typer(tournament_app, name="tournament")
-
-
-PROGRESS_SECONDS = "ARENA_PROGRESS_SECONDS"
-"""Into a file or a pipe, a progress line at least this often (seconds; default 60)."""
-
-
-def duration(seconds: float) -> str:
-    """``45 s``, ``3 min``, ``2 h 5 min``: how long is left, as a log line says it."""
-    if seconds < 60:
-        return f"{max(seconds, 1):.0f} s"
-    minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
-
-
-class LiveProgress(TournamentProgress):
-    """A rich progress bar (games, games per second, ETA) over the live top of the table.
-
-    When stdout is not a terminal (nohup, cron, CI, a pipe) a live display shows nothing
-    until the end, so instead a plain line goes to stderr at every tenth of the games
-    and at least every ``ARENA_PROGRESS_SECONDS`` (60): ``12/120 games (10%), 0.4
-    games/s, about 4 min left``."""
-
-    def __init__(self, live: Live) -> None:
-        self.plain = not console.is_terminal
-        try:
-            self.every_s = float(os.environ.get(PROGRESS_SECONDS, "60"))
-        except ValueError:
-            self.every_s = 60.0
-        self.total = self.done = self.tenth = 0
-        self.last_line = time.perf_counter()
-        self.live = live
-        self.bar = Progress(
-            TextColumn("[bold]games"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"),
-            TimeRemainingColumn(),
-            console=console,
-        )
-        self.task = self.bar.add_task("games", total=1, rate="")
-        self.standing: dict[str, list[float]] = {}
-        self.start = time.perf_counter()
-        self.played = 0
-
-    def started(self, total: int, done: int) -> None:
-        self.total, self.done = total, done
-        self.tenth = done * 10 // max(total, 1)
-        self.bar.update(self.task, total=total, completed=done)
-        self._draw()
-
-    def game_stored(self, result: GameResult, bots: list[StoredBot]) -> None:
-        self.played += 1
-        self.done += 1
-        if self.plain:
-            self._line()
-            return
-        for bot, rank, score in zip(bots, result.ranks, result.scores, strict=True):
-            entry = self.standing.setdefault(bot.ref, [0, 0, 0])
-            entry[0] += 1
-            entry[1] += rank == 1
-            entry[2] += score / max(result.rounds, 1)
-        rate = self.played / max(time.perf_counter() - self.start, 1e-9)
-        self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s")
-        self._draw()
-
-    def _line(self) -> None:
-        """One plain progress line (no colours, no cursor moves) when a tenth more of the
-        games is done or the period has passed."""
-        now = time.perf_counter()
-        tenth = self.done * 10 // max(self.total, 1)
-        if tenth <= self.tenth and now - self.last_line < self.every_s:
-            return
-        self.tenth, self.last_line = tenth, now
-        rate = self.played / max(now - self.start, 1e-9)
-        left = self.total - self.done
-        line = f"{self.done}/{self.total} games ({self.done / max(self.total, 1):.0%}), {rate:.1f} games/s"
-        line += f", about {duration(left / rate)} left" if left > 0 else ", all played"
-        print(line, file=sys.stderr, flush=True)
-
-    def _draw(self) -> None:
-        if self.plain:
-            return
-        table = Table(title="top of the table (wins so far)", title_justify="left")
-        for column in ("bot", "games", "wins", "score/round"):
-            table.add_column(column, justify="right" if column != "bot" else "left")
-        top = sorted(self.standing.items(), key=lambda kv: (-kv[1][1] / kv[1][0], kv[1][2] / kv[1][0]))[:5]
-        for ref, (games, wins, per_round) in top:
-            table.add_row(ref, str(int(games)), f"{wins / games:.0%}", f"{per_round / games:.2f}")
-        self.live.update(Group(self.bar, table))
 
 
 @tournament_app.command("run")
@@ -162,7 +63,7 @@ def tournament_run(
             metavar="BOT",
         ),
     ] = [],  # noqa: B006
-    game: Annotated[str | None, typer.Option(help="The game to play (default nimmt).", show_default=False)] = None,
+    game: Annotated[str | None, typer.Option(help=f"{GAME_HELP} Default nimmt.", show_default=False)] = None,
     set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
     move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Extra seconds per game for moves that overrun.", min=0.0)] = 10.0,
@@ -172,6 +73,25 @@ def tournament_run(
 ) -> None:
     """Run a round robin: every table of K bots plays D deals, each once per seat rotation.
     With --resume --name N: finish it; with --add BOT too: grow its league by that bot."""
+    import msgspec
+    import trio
+    from rich.live import Live
+
+    from .catalog import get_game
+    from .cli_live import LiveProgress
+    from .cli_sandbox import check_games, open_sandbox, prepare
+    from .league import schedule_of
+    from .match import TimeLimits
+    from .store import StoreError
+    from .tournament import (
+        TournamentConfig,
+        run_tournament,
+        sigterm_as_ctrl_c,
+        stored_games,
+        until_interrupted,
+        variant_of,
+    )
+
     sigterm_as_ctrl_c()  # stopped by a service manager or `kill`: interrupted, resumable
     with user_errors(), contextlib.ExitStack() as held:
         if add and not resume:
@@ -194,6 +114,8 @@ def tournament_run(
             stored = [store.get_bot(ref) for ref in config.bots]
             if bots and [store.resolve_bot(b).ref for b in bots] != config.bots:
                 fail(f"tournament {name!r} was run with {', '.join(config.bots)}: resume it without naming bots")
+            # Its stored games must be this arena's schedule of its seed, checked before anything is written.
+            stored_games(store, tournament, stored, schedule_of(tournament))
             joining = bots_to_add(store, add, tournament, config)  # checked before anything is written
         else:
             game = game or "nimmt"
@@ -207,7 +129,7 @@ def tournament_run(
             if size > len(stored):
                 fail(f"--table-size {size} is more than the {len(stored)} bots")
             settings = game_settings(set_, variant, settings_file)
-            rules = get_game(game)
+            rules = get_game(game).rules
             check_games([b.load() for b in stored], game)
             parsed = msgspec.to_builtins(rules.parse_settings(settings, size))
             limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000))
@@ -294,16 +216,19 @@ def grow_league(
     """Add the ``joining`` bots to the league (it holds the tournament's lease): store
     those given as folders, record the enlarged bot list and the size it grew from, and
     say what that schedules. The tables played so far keep their numbers and deal seeds."""
-    from .tournament import schedule_of
+    import msgspec
+
+    from .league import schedule_of
+    from .store import StoredBot
 
     added = [b if isinstance(b, StoredBot) else store.add_bot(b.path) for _, b in joining]
     grown = msgspec.structs.replace(
         config, bots=[*config.bots, *(b.ref for b in added)], grown=[*config.grown, len(config.bots)]
     )
-    before = schedule_of(tournament, config)
+    before = schedule_of(tournament)
     store.grow_tournament(tournament.id, msgspec.to_builtins(grown))
     tournament = store.get_tournament(tournament.name)
-    after = schedule_of(tournament, grown)
+    after = schedule_of(tournament)
     new_games = sum(len(m.games) for m in after[len(before) :])
     console.print(
         f"added {', '.join(b.ref for b in added)} to {tournament.name}: {len(after) - len(before)} new tables,"
@@ -324,11 +249,12 @@ def effective_status(tournament: Any, holders: dict[int, str]) -> str:
 
 def scheduled_games(tournament: Any) -> tuple[int, int] | None:
     """``(games, matches)`` its schedule holds; None when its config is not a round robin's."""
-    from .tournament import schedule_of
+    import msgspec
+
+    from .league import schedule_of
 
     try:
-        config = msgspec.convert(tournament.config, TournamentConfig)
-        schedule = schedule_of(tournament, config)
+        schedule = schedule_of(tournament)
     except (msgspec.ValidationError, ValueError):
         return None
     return sum(len(m.games) for m in schedule), len(schedule)
@@ -367,7 +293,7 @@ def tournament_list(
         store = open_store(db, read_only=True)
         holders = store.lease_holders()
         played = store.games_per_tournament()
-        rows = []
+        rows: list[dict[str, Any]] = []
         for t in store.list_tournaments():
             key, label = tournament_board(t)
             scheduled = scheduled_games(t)
@@ -385,6 +311,8 @@ def tournament_list(
                 }
             )
         if format_ == "json":
+            import msgspec
+
             print(msgspec.json.format(msgspec.json.encode(rows).decode(), indent=2))
             return
         if format_ == "csv":
@@ -457,6 +385,8 @@ def tournament_show(
             "resume": resume_command(t, db) if status == "interrupted" else None,
         }
         if format_ == "json":
+            import msgspec
+
             print(msgspec.json.format(msgspec.json.encode(info).decode(), indent=2))
             return
         limits = t.config.get("limits") or {}
@@ -510,249 +440,3 @@ def tournament_delete(
                 raise typer.Exit(1)
         deleted = store.delete_tournament(t.id)
         console.print(f"deleted tournament {name} and its {deleted} games from {db}; its bots stay", markup=False)
-
-
-def fit_width() -> int | None:
-    """The width tables must fit: the terminal's, or ``COLUMNS`` when it is set. None into
-    a file or a pipe: there a table keeps its natural width, and nothing is cut."""
-    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
-        return console.width
-    return None
-
-
-def print_table(table: Table) -> None:
-    """``table`` on stdout: fitted to the terminal, or whole into a file or a pipe."""
-    from leaderboard.board import natural_width
-
-    if fit_width() is None:
-        title = cell_len(str(table.title or ""))
-        Console(file=sys.stdout, width=max(natural_width(table), title), highlight=False).print(table)
-    else:
-        console.print(table)
-
-
-FORMATS = ("table", "json", "csv")
-
-
-@app.command("leaderboard")
-def leaderboard_cmd(
-    db: DbOption = DEFAULT_DB,
-    game: Annotated[
-        str | None,
-        typer.Option(
-            "--game",
-            "--board",
-            help="Only this game (nimmt), or only one board: its key, as the titles show it"
-            " (nimmt/standard, nimmt/standard,shedding, sixes/standard,chips=15).",
-        ),
-    ] = None,
-    tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
-    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
-    los: Annotated[
-        bool,
-        typer.Option(
-            "--los",
-            help="Also the likelihood of superiority: a matrix per board (table), a `los` field per row (json),"
-            " or instead of the board one CSV row per pair of bots: game,bot,opponent,los (csv).",
-        ),
-    ] = False,
-    anchor: Annotated[
-        str | None,
-        typer.Option(
-            help="Fix the scale: this bot has this Elo and the others are relative to it"
-            " (a bare NAME is its highest version on the board).",
-            metavar="NAME[:VERSION]=ELO",
-        ),
-    ] = None,
-) -> None:
-    """Elo ratings with 95% intervals over every stored game (or one tournament), one board
-    per game and rule set."""
-    from leaderboard.board import (
-        AnchorError,
-        boards_csv,
-        boards_json,
-        leaderboard,
-        los_csv,
-        los_matrix,
-        parse_anchor,
-        render_los,
-    )
-
-    from .store import board_label, canonical_board
-
-    with user_errors():
-        if format_ not in FORMATS:
-            fail(f"--format {format_!r}: choose table, json or csv")
-        fixed = None
-        if anchor is not None:
-            try:
-                fixed = parse_anchor(anchor)
-            except ValueError as exc:
-                fail(f"--anchor {exc}")
-        store = open_store(db, read_only=True)
-        if tournament is not None and store.get_tournament(tournament) is None:
-            fail(f"no tournament {tournament!r} in {db} (there are: {', '.join(store.tournament_names()) or 'none'})")
-        stored = [f"{g}/{v}" for g, v in store.kinds(tournament)]
-        keys = stored
-        if game:
-            if "/" in game:
-                try:
-                    wanted = canonical_board(game)
-                except StoreError:
-                    wanted = game
-                keys = [k for k in stored if k == wanted]
-            else:
-                keys = [k for k in stored if k.partition("/")[0] == game]
-            if not keys:
-                where = f" in tournament {tournament}" if tournament else ""
-                fail(
-                    f"no games of {game} stored{where}: the boards are {', '.join(stored) or 'none yet'}"
-                    " (--board KEY chooses one)"
-                )
-        boards, unanchored, on_boards = {}, {}, set()
-        for key in keys:
-            g, _, v = key.partition("/")
-            try:
-                boards[key] = leaderboard(store, g, v, tournament, anchor=fixed)
-            except AnchorError as exc:  # shown as it is, saying why
-                boards[key] = leaderboard(store, g, v, tournament)
-                unanchored[key] = (
-                    f"{fixed[0] if fixed else anchor} has no games on this board" if exc.missing else str(exc)
-                )
-                on_boards.update(exc.bots)
-        if fixed is not None and keys and len(unanchored) == len(keys):
-            if not on_boards:  # the fit refused it
-                fail(f"--anchor {anchor}: {unanchored[keys[0]]}")
-            which = f"board {keys[0]}: its" if len(keys) == 1 else "these boards: their"
-            fail(f"--anchor {fixed[0]}: no such bot on {which} bots are {', '.join(sorted(on_boards))}")
-        matrices = None
-        if los:
-            matrices = {k: los_matrix(store, k.partition("/")[0], k.partition("/")[2], tournament) for k in keys}
-        if format_ == "json":
-            print(boards_json(boards, matrices))
-        elif format_ == "csv":
-            print(boards_csv(boards) if matrices is None else los_csv(matrices), end="")
-        else:
-            scope = f", tournament {tournament}" if tournament else ""
-            for key, rows in boards.items():
-                print_board(rows, f"Leaderboard {board_label(key)} ({key}){scope}")
-                if fixed is not None:
-                    print_line(
-                        f"not anchored ({unanchored[key]}): the mean is 1500"
-                        if key in unanchored
-                        else f"anchored: {fixed[0]} at {fixed[1]:g} Elo, the others relative to it"
-                    )
-                if matrices is not None:
-                    bots, matrix = matrices[key]
-                    title = f"Likelihood of superiority {board_label(key)}{scope} (row better than column #)"
-                    print_table(render_los(bots, matrix, title))
-            if not boards:
-                err_console.print("no games stored yet")
-
-
-def print_board(rows: list[Any], title: str) -> None:
-    """A board as ``arena leaderboard`` shows it: a table per part, then its notes."""
-    from leaderboard.board import render_board
-
-    for shown in render_board(rows, title, fit_width()):
-        if isinstance(shown, str):
-            print_line(shown)
-        else:
-            print_table(shown)
-
-
-def print_line(line: str) -> None:
-    """A line of text under a table: wrapped to the terminal, whole into a file or a pipe."""
-    if fit_width() is None:
-        print(line)
-    else:
-        console.print(line, markup=False, highlight=False, emoji=False)
-
-
-@app.command("games")
-def games_cmd(
-    db: DbOption = DEFAULT_DB,
-    tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
-    bot: Annotated[
-        str | None,
-        typer.Option(
-            help="Only the games of this stored bot: NAME (any of its versions) or NAME:VERSION.",
-            metavar="NAME[:VERSION]",
-        ),
-    ] = None,
-    limit: Annotated[int, typer.Option(help="At most this many.", min=1)] = 50,
-    offset: Annotated[int, typer.Option(help="Skip this many first.", min=0)] = 0,
-    format_: Annotated[
-        str, typer.Option("--format", help="table, json (as the web's /api/games) or csv (one row per seat).")
-    ] = "table",
-    newest: Annotated[bool, typer.Option("--newest", help="Newest first (--limit then keeps the newest).")] = False,
-) -> None:
-    """List stored games, oldest first, or newest first with --newest (`arena replay GAME_ID` shows one)."""
-    with user_errors():
-        if format_ not in FORMATS:
-            fail(f"--format {format_!r}: choose table, json or csv")
-        store = open_store(db, read_only=True)
-        tournament_id = None
-        if tournament is not None:
-            found = store.get_tournament(tournament)
-            if found is None:
-                known = ", ".join(store.tournament_names()) or "none"
-                fail(f"no tournament {tournament!r} in {db} (there are: {known})")
-            tournament_id = found.id
-        if bot is None:
-            games = store.find_games(tournament_id, None, limit, offset, newest_first=newest)
-        else:
-            games = games_of_bot(store, bot, tournament_id, limit, offset, newest)
-        if format_ == "json":
-            print(msgspec.json.format(msgspec.json.encode(games).decode(), indent=2))
-            return
-        if format_ == "csv":
-            print(games_csv(games), end="")
-            return
-        scope = (f", tournament {tournament}" if tournament else "") + (f", bot {bot}" if bot else "")
-        table = Table(title=escape(f"Games in {db}{scope}"))
-        for column in ("id", "tournament", "match", "deal", "rounds", "seats (score, rank)", "started"):
-            table.add_column(column)
-        for g in games:
-            seats = ", ".join(
-                f"{s.bot} {s.score}" + (" #1" if s.rank == 1 else "") + ("" if s.status == "ok" else f" [{s.status}]")
-                for s in g.seats
-            )
-            table.add_row(
-                str(g.id), escape(g.tournament), str(g.match_no), str(g.deal), str(g.rounds), escape(seats), g.started
-            )
-        print_table(table)
-        if not games:
-            err_console.print("no games stored" + escape(scope.replace(",", " for", 1)))
-
-
-def games_of_bot(
-    store: Any, ref: str, tournament_id: int | None, limit: int, offset: int, newest: bool = False
-) -> list[Any]:
-    """A page of the games of stored bot ``ref``: ``NAME:VERSION``, or every version of
-    ``NAME``; oldest first, or ``newest`` first."""
-    if ":" in ref:
-        ids = [store.get_bot(ref).id]
-    else:
-        ids = [b.id for b in store.list_bots() if b.name == ref] or [store.get_bot(ref).id]  # none: its error
-    pages = {g.id: g for i in ids for g in store.find_games(tournament_id, i, limit + offset, 0, newest_first=newest)}
-    return [pages[i] for i in sorted(pages, reverse=newest)][offset : offset + limit]
-
-
-GAME_SEAT_FIELDS = ("id", "tournament", "match_no", "game_no", "deal", "game", "variant", "rounds", "started")
-
-
-def games_csv(games: list[Any]) -> str:
-    """One row per seat of each game: the game's fields, then the seat's, its faults by kind."""
-    from .store import FAULT_KINDS
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*GAME_SEAT_FIELDS, "seat", "bot", "rank", "score", "status", *FAULT_KINDS])
-    for g in games:
-        for s in g.seats:
-            writer.writerow(
-                [*(getattr(g, f) for f in GAME_SEAT_FIELDS), s.seat, s.bot, s.rank, s.score, s.status]
-                + [s.faults.get(kind, 0) for kind in FAULT_KINDS]
-            )
-    return out.getvalue()

@@ -6,20 +6,20 @@ import signal
 from functools import partial
 from typing import Annotated, Any
 
-import trio
 import typer
 
-from .cli import DEFAULT_DB, DbOption, app, console, err_console, fail
+from .cli_common import DEFAULT_DB, DbOption, console, err_console, fail
 
 
 async def _until_stopped() -> None:
     """Return at Ctrl-C or SIGTERM: Hypercorn then shuts down gracefully."""
+    import trio
+
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for _ in signals:
             return
 
 
-@app.command("serve")
 def serve(
     db: DbOption = DEFAULT_DB,
     host: Annotated[str, typer.Option(help="The address to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
@@ -30,6 +30,7 @@ def serve(
     A missing database is no error: the pages say so until a tournament creates it.
     Serving never writes to the database, so it can run beside a tournament.
     """
+    import trio
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 

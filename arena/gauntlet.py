@@ -31,16 +31,15 @@ import trio
 from leaderboard.ratings import MEAN_ELO, GameResult, rate
 from leaderboard.sprt import Decision, Sprt, llr, sequential
 
-from .referee import GameResult as PlayedGame
+from .league import schedule_of
+from .match import GameResult as PlayedGame
 from .sandbox.base import Sandbox
 from .schedule import Match, gauntlet_tables
 from .store import Store, StoredBot, Tournament
-from .tournament import Progress, TournamentConfig, run_tournament, schedule_of
+from .tournament import Progress, TournamentConfig, run_tournament
 
 CHUNK = 8
 """Rounds per match: the bots of a table start once for this many deal groups."""
-DEFAULT_MAX_GAMES = 40_000
-"""The cap of a sequential gauntlet without ``--max-games``."""
 NEW = "NEW"
 FIELD = "field"
 """How the rating of NEW against the field names the two sides."""
@@ -281,8 +280,7 @@ async def run_gauntlet(
     Marks the tournament finished then, and returns the last reading."""
     spec = spec_of(tournament)
     assert spec is not None
-    config = msgspec.convert(tournament.config, TournamentConfig)
-    schedule = schedule_of(tournament, config)
+    schedule = schedule_of(tournament)
     test = spec.test()
     reading = read(store, tournament, bots)
     while not reading.finished:

@@ -23,23 +23,20 @@ import msgspec
 import trio
 
 from protocol.messages import (
-    MAX_LINE_BYTES,
     PROTOCOL_VERSION,
-    Answer,
     Bye,
     Events,
     GameOver,
     Hello,
-    HelloReply,
     Limits,
     NewGame,
-    Request,
-    decode_from_bot,
     encode,
 )
 
 from .bots import Bot
-from .games import Decision, Game, get_game
+from .catalog import get_game
+from .games import AnyRules, Decision
+from .match import GameResult, GameSpec, MatchResult, MatchSpec
 from .replay import (
     FORMAT,
     DecisionLine,
@@ -55,8 +52,9 @@ from .replay import (
     final_ranks,
 )
 from .sandbox.base import BotGone, BotProcess, Sandbox, StartError
-from .sandbox.framing import EndOfStream, LineTooLong
-from .sandbox.inbox import Flooded, Inbox, Received
+from .sandbox.framing import EndOfStream
+from .sandbox.inbox import Inbox, LineInbox, Received
+from .session import Answered, Dropped, Faulted, Outbox, Pending, greet, judge, seen_by
 
 MAX_FAULTS = 3
 """Faults in one game after which the default policy plays the seat and it ranks last."""
@@ -65,18 +63,6 @@ MAX_RESTARTS = 3
 its match; after that it is out of the match, and the default plays its seats."""
 EVIDENCE_CHARS = 500
 DROPPED_LOGGED_PER_GAME = 20
-
-
-class _Ask:
-    """A request in flight."""
-
-    def __init__(self, i: int, seat_no: int, request_id: int, legal: list[Any], sent: float, deadline: float) -> None:
-        self.i = i
-        self.seat_no = seat_no
-        self.request_id = request_id
-        self.legal = legal
-        self.sent = sent
-        self.deadline = deadline
 
 
 class MatchError(Exception):
@@ -95,54 +81,6 @@ class StartUpFailed(MatchError):
         super().__init__(f"{line}; run `arena bot check {bot.path}` to see why, and fix the bot or what it needs")
         self.bot = bot
         self.fault = fault
-
-
-class TimeLimits(msgspec.Struct, frozen=True):
-    move_ms: int = 1000
-    """Limit for one move; overrunning it draws on the bank."""
-    bank_ms: int = 10_000
-    """Extra time for the whole game, spent by moves that overrun ``move_ms``."""
-    startup_ms: int = 10_000
-    """From starting the bot to its answer to ``hello``; no game clock runs meanwhile."""
-
-
-class GameSpec(msgspec.Struct, frozen=True):
-    seed: int
-    seats: list[int]
-    """For each seat, the index of the bot (in ``MatchSpec.bots``) that sits there."""
-    game_no: int | None = None
-    """The game's number in its match (replays, ``new_game``); by default its index in
-    ``MatchSpec.games``. A resumed match plays only some games, under their own numbers."""
-
-
-class MatchSpec(msgspec.Struct, frozen=True):
-    game: str
-    settings: dict[str, Any]
-    bots: list[Bot]
-    games: list[GameSpec]
-    limits: TimeLimits = TimeLimits()
-    max_line: int = MAX_LINE_BYTES
-    fair_time: bool = True
-    """Freeze each bot while it is not being asked, and let no more bots think at once
-    than there are cores (see docs/design.md, Fair time)."""
-
-
-class GameResult(msgspec.Struct, frozen=True):
-    game_no: int
-    spec: GameSpec
-    scores: list[int]
-    ranks: list[int]
-    statuses: list[SeatStatus]
-    replay: list[Line]
-    rounds: int = 1
-
-
-class MatchResult(msgspec.Struct, frozen=True):
-    games: list[GameResult]
-    """Every game played, when asked for (``play_match(keep_games=True)``); else empty:
-    each game went to the observer as it ended, and the match kept nothing of it."""
-    isolation: str
-    played: int = 0
 
 
 class Observer:
@@ -171,10 +109,7 @@ class _Player:
         self.restarts = 0
         self.out = False
         """Crashed again after ``MAX_RESTARTS`` restarts: not started again in this match."""
-        self.outbox: list[bytes] = []
-        """Lines that wait for the next write: events ride with the next request, so a
-        bot is woken once per decision, not twice."""
-        self.dropped = 0
+        self.outbox = Outbox()
         self.cpu_mark = 0.0
         """The bot's CPU seconds at its last answer: a move's CPU time is what it used
         since (events ride with the request, so nothing else happens in between)."""
@@ -184,10 +119,13 @@ class _Player:
 
     def fault(self, kind: str, message: str, line: bytes | None = None) -> Fault:
         if line is None and kind == "crash" and self.process is not None:
-            line = self.process.lines.rest() or None  # its last words, written without a newline
+            line = self.process.output.unended() or None  # its last words, written without a newline
         text = None if line is None else line[:EVIDENCE_CHARS].decode("utf-8", "replace")
         tail = self.process.stderr_tail() if self.process else None
         return Fault(kind, message, text, tail or None)
+
+    def not_running(self) -> Fault:
+        return self.fault("crash", f"bot is not running ({self.dead})")
 
     def out_fault(self) -> Fault:
         return Fault(
@@ -195,19 +133,161 @@ class _Player:
         )
 
 
+class _Clock:
+    """One seat's time in one game: the move limit, and what is left of its bank."""
+
+    def __init__(self, move_ms: int, bank_ms: int) -> None:
+        self.move_ms = move_ms
+        self.bank_ms = bank_ms
+
+    def limit_ms(self) -> int:
+        """The most the next move may take."""
+        return self.move_ms + self.bank_ms
+
+    def deadline(self, sent: float) -> float:
+        """When a request sent at ``sent`` (Trio's clock) times out."""
+        return sent + self.limit_ms() / 1000
+
+    def charge(self, elapsed_ms: float) -> None:
+        """An answer took ``elapsed_ms``: what overran the move limit comes off the bank."""
+        self.bank_ms = max(0, self.bank_ms - max(0, round(elapsed_ms) - self.move_ms))
+
+    def run_out(self) -> None:
+        self.bank_ms = 0
+
+
 class _Seat:
     """One seat's standing within the game being played."""
 
-    def __init__(self, player: _Player, bank_ms: int) -> None:
+    def __init__(self, player: _Player, clock: _Clock) -> None:
         self.player = player
-        self.bank_ms = bank_ms
+        self.clock = clock
         self.faults: list[Fault] = []
         self.disqualified = False
+
+    def record(self, fault: Fault) -> None:
+        """The lenient policy: a crash, or the third fault, and the default plays the seat."""
+        self.faults.append(fault)
+        if len(self.faults) >= MAX_FAULTS or fault.kind == "crash":
+            self.disqualified = True
 
     def status(self) -> SeatStatus:
         if self.disqualified:
             return SeatStatus("disqualified", self.faults)
         return SeatStatus("faulty" if self.faults else "ok", self.faults)
+
+
+class _ReplayWriter:
+    """The replay of the game being played: every line it gets is appended here."""
+
+    def __init__(self, header: Header) -> None:
+        self.lines: list[Line] = [header]
+        self._dropped = [0] * header.players
+
+    def events(self, events: list[Any]) -> None:
+        self.lines.append(EventsLine(events))
+
+    def fault(self, seat_no: int, fault: Fault) -> None:
+        self.lines.append(FaultLine(seat_no, fault))
+
+    def dropped(self, seat_no: int, line: bytes, reason: str) -> None:
+        """Log a line that answered nothing (the first few of each seat in each game)."""
+        self._dropped[seat_no] += 1
+        if self._dropped[seat_no] <= DROPPED_LOGGED_PER_GAME:
+            text = line[:EVIDENCE_CHARS].decode("utf-8", "replace")
+            self.lines.append(DroppedLine(seat_no, text, reason))
+
+    def decision(self, line: DecisionLine) -> None:
+        self.lines.append(line)
+
+    def end(self, end: End) -> None:
+        self.lines.append(end)
+
+
+class _FairTime:
+    """The machine's thinking slots and the freezing of bots between their turns (see
+    docs/design.md, Fair time); with fair time off, neither."""
+
+    def __init__(self, slots: trio.Semaphore | None, freeze: bool) -> None:
+        self.slots = slots
+        self.freeze = freeze
+
+    async def take(self, busy: bool) -> bool:
+        """Hold one slot for the next request. With requests of our own in flight
+        (``busy``), only a free slot will do (their answers free ours); with none, wait
+        for one, however long other matches hold them."""
+        if self.slots is None:
+            return True
+        if not busy:
+            await self.slots.acquire()
+            return True
+        try:
+            self.slots.acquire_nowait()
+        except trio.WouldBlock:
+            return False
+        return True
+
+    def begin(self, process: BotProcess) -> None:
+        """The bot is about to be asked: let it run."""
+        if self.freeze:
+            process.thaw()
+
+    def end(self, process: BotProcess | None) -> None:
+        """The bot has answered (or run out of time): give back its slot, freeze it."""
+        if self.slots is not None:
+            self.slots.release()
+        if self.freeze and process is not None:
+            process.freeze()
+
+
+class _Move:
+    """One asked seat's part in a decision: its answer (None: the default), its times, its fault."""
+
+    def __init__(self, seat_no: int) -> None:
+        self.seat_no = seat_no
+        self.answer: Any = None
+        self.wall_ms = 0.0
+        self.cpu_ms = 0.0
+        self.fault: Fault | None = None
+
+
+class _Ask:
+    """A request in flight: the move it decides, what it awaits, when it times out."""
+
+    def __init__(self, move: _Move, pending: Pending, sent: float, deadline: float) -> None:
+        self.move = move
+        self.pending = pending
+        self.sent = sent
+        self.deadline = deadline
+
+
+class _Turn:
+    """One decision being played: the seats still to ask, the asks in flight (by
+    player), and each asked seat's move, in the decision's order."""
+
+    def __init__(self, decision: Decision, seats: Sequence[_Seat]) -> None:
+        self.decision = decision
+        self.moves = [_Move(seat_no) for seat_no in decision.seats]
+        self.to_ask: deque[_Move] = deque()
+        self.asks: dict[int, _Ask] = {}
+        for move in self.moves:
+            seat = seats[move.seat_no]
+            if seat.disqualified or seat.player.process is None:
+                continue
+            if seat.player.dead:
+                move.fault = seat.player.not_running()
+            else:
+                self.to_ask.append(move)
+
+    def deadline(self) -> float:
+        return min(ask.deadline for ask in self.asks.values())
+
+    def overdue(self, now: float) -> list[tuple[int, _Ask]]:
+        """The asks whose time has run out by ``now``, taken out of those in flight."""
+        late = [(key, ask) for key, ask in self.asks.items() if ask.deadline <= now]
+        for key, _ in late:
+            del self.asks[key]
+        return late
 
 
 async def play_match(
@@ -217,31 +297,40 @@ async def play_match(
     slots: trio.Semaphore | None = None,
     *,
     keep_games: bool = True,
+    inbox: LineInbox | None = None,
 ) -> MatchResult:
     """Start the bots, play every game of ``spec``, stop the bots (also when cancelled).
 
     ``slots`` are the machine's thinking slots, shared by every match running at once;
     with ``spec.fair_time`` and none given, the match has one per core to itself. Each
     game goes to ``observer.game_over`` as it ends; with ``keep_games=False`` the match
-    keeps nothing of it (its memory stays flat however many games it plays).
+    keeps nothing of it (its memory stays flat however many games it plays). ``inbox``
+    is where the bots' lines arrive (by default the epoll inbox over their pipes; a
+    test may hand one fed in memory).
     """
     if spec.fair_time and slots is None:
         slots = trio.Semaphore(os.cpu_count() or 1)
-    referee = _Referee(spec, sandbox, observer or Observer(), slots if spec.fair_time else None)
+    fair = _FairTime(slots if spec.fair_time else None, spec.fair_time)
+    referee = _Referee(spec, sandbox, observer or Observer(), fair, inbox or Inbox())
     return await referee.run(keep_games)
 
 
 class _Referee:
-    def __init__(self, spec: MatchSpec, sandbox: Sandbox, observer: Observer, slots: trio.Semaphore | None) -> None:
+    """One match: starts and restarts the bots, plays its games, and judges the lines
+    of the bots through the lenient policy."""
+
+    def __init__(
+        self, spec: MatchSpec, sandbox: Sandbox, observer: Observer, fair: _FairTime, inbox: LineInbox
+    ) -> None:
         self.spec = spec
-        self.slots = slots
+        self.fair = fair
         self.sandbox = sandbox
         self.observer = observer
-        self.game: Game = get_game(spec.game)
         self.players = [_Player(i, bot) for i, bot in enumerate(spec.bots)]
-        self._inbox = Inbox()
+        self._inbox = inbox
         self.limits = spec.limits
         self.request_id = 0
+        self.game: AnyRules = get_game(spec.game).rules
         if not spec.games:
             raise MatchError("a match needs at least one game")
         for bot in spec.bots:
@@ -354,41 +443,31 @@ class _Referee:
             limits=Limits(self.limits.move_ms, self.limits.bank_ms, self.limits.startup_ms, self.spec.max_line),
             games=len(self.spec.games) - position,
         )
-        line: bytes | None = None
-        with trio.move_on_after(self.limits.startup_ms / 1000) as scope:
+        deadline = trio.current_time() + self.limits.startup_ms / 1000
+        with trio.move_on_at(deadline) as scope:
             try:
                 player.process = await self.sandbox.start(player.bot, nursery, self.spec.max_line)
             except StartError as exc:
                 player.start_error = exc
                 return None
-            try:
-                await player.process.send(encode(hello), self.limits.startup_ms / 1000)
-                line = await player.process.receive_line()
-                reply = decode_from_bot(line)
-            except BotGone as exc:
-                self._start_failed(player, "crash", f"exited during start-up: {exc}", line)
-            except LineTooLong as exc:
-                self._start_failed(player, "malformed", f"hello answer {exc}", exc.head)
-            except msgspec.DecodeError as exc:
-                self._start_failed(player, "malformed", f"bad hello answer: {exc}", line)
-            else:
-                if not isinstance(reply, HelloReply):
-                    self._start_failed(player, "malformed", "first answer must be a hello", line)
-                elif not reply.accept and player.restarts:
-                    self._start_failed(
-                        player, "malformed", f"refused to play {self.spec.game} when started again", line
-                    )
-                elif not reply.accept:
-                    player.dead = "refused"
-                else:
-                    player.cpu_mark = player.process.cpu_seconds()
-                    self._inbox.add(player.index, player.process)
-                    if self.spec.fair_time:
-                        player.process.freeze()
         if scope.cancelled_caught:
-            limit = self.limits.startup_ms
-            evidence = line or (player.process.lines.rest() if player.process else None)
-            self._start_failed(player, "timeout", f"no hello answer within {limit} ms of start", evidence or None)
+            message = f"no hello answer within {self.limits.startup_ms} ms of start"
+            self._start_failed(player, Faulted("timeout", message, None, "timeout"))
+        else:
+            assert player.process is not None
+            greeting = await greet(player.process, hello, deadline)
+            if isinstance(greeting, Faulted):
+                self._start_failed(player, greeting)
+            elif not greeting.reply.accept and player.restarts:
+                message = f"refused to play {self.spec.game} when started again"
+                self._start_failed(player, Faulted("malformed", message, greeting.line, "not a hello"))
+            elif not greeting.reply.accept:
+                player.dead = "refused"
+            else:
+                player.cpu_mark = player.process.cpu_seconds()
+                self._inbox.add(player.index, player.process)
+                if self.spec.fair_time:
+                    player.process.freeze()
         if player.dead and player.process is not None:
             # It will not play: stop it now rather than let it run (and compute) all match.
             player.process.freeze()
@@ -396,14 +475,14 @@ class _Referee:
             nursery.start_soon(player.process.stop)
         return None
 
-    def _start_failed(self, player: _Player, kind: str, message: str, line: bytes | None) -> None:
-        player.start_fault = player.fault(kind, message, line)
-        player.dead = message
+    def _start_failed(self, player: _Player, faulted: Faulted) -> None:
+        player.start_fault = player.fault(faulted.kind, faulted.message, faulted.line)
+        player.dead = faulted.message
 
     async def _send(self, player: _Player, data: bytes) -> None:
         """Send what is queued for the bot and ``data``, in one write; a bot that stopped
         reading its input for a whole move time is given up on."""
-        data, player.outbox = b"".join(player.outbox) + data, []
+        data = player.outbox.take(data)
         if player.dead or player.process is None:
             return
         try:
@@ -416,9 +495,9 @@ class _Referee:
     async def _play_game(self, position: int) -> GameResult:
         game_spec, game_no = self.spec.games[position], self.game_nos[position]
         game = self.game
-        seats = [_Seat(self.players[i], self.limits.bank_ms) for i in game_spec.seats]
+        seats = [_Seat(self.players[i], _Clock(self.limits.move_ms, self.limits.bank_ms)) for i in game_spec.seats]
         players = len(seats)
-        replay: list[Line] = [
+        replay = _ReplayWriter(
             Header(
                 format=FORMAT,
                 game=self.spec.game,
@@ -432,20 +511,20 @@ class _Referee:
                 game_no=game_no,
                 started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             )
-        ]
+        )
         for seat_no, seat in enumerate(seats):
             player = seat.player
-            player.dropped = 0
             if player.dead is not None:  # its start failed, or it is out of the match
                 fault = player.start_fault if player.start_fault is not None and not player.out else player.out_fault()
-                self._disqualify(seat, seat_no, fault, replay)
-            player.outbox.append(encode(NewGame(game_no, seat_no, players, self.settings_dict)))
+                self._record_fault(seat, seat_no, fault, replay)
+                seat.disqualified = True
+            player.outbox.queue(encode(NewGame(game_no, seat_no, players, self.settings_dict)))
         state, events = game.start(self.settings, players, game_spec.seed)
         self._publish(game_no, seats, events, replay)
         while (decision := game.decision(state)) is not None:
             line = await self._decide(state, decision, seats, replay)
             state, events = game.apply(state, dict(zip(line.seats, line.answers, strict=True)))
-            replay.append(line)
+            replay.decision(line)
             self._publish(game_no, seats, events, replay)
         outcome = game.outcome(state)
         assert outcome is not None
@@ -454,237 +533,136 @@ class _Referee:
         for seat in seats:
             await self._send(seat.player, encode(GameOver(game_no, outcome.scores, ranks)))
         stderr = [s.player.process.take_stderr() if s.player.process else "" for s in seats]
-        replay.append(End(outcome.scores, ranks, statuses, stderr))
-        return GameResult(game_no, game_spec, outcome.scores, ranks, statuses, replay, outcome.rounds)
+        replay.end(End(outcome.scores, ranks, statuses, stderr))
+        return GameResult(game_no, game_spec, outcome.scores, ranks, statuses, replay.lines, outcome.rounds)
 
-    def _publish(self, game_no: int, seats: list[_Seat], events: list[Any], replay: list[Line]) -> None:
+    def _publish(self, game_no: int, seats: list[_Seat], events: list[Any], replay: _ReplayWriter) -> None:
         """Log the events, and queue for each seat what it may know of them."""
-        replay.append(EventsLine(events))
+        replay.events(events)
         self.observer.events(game_no, events)
-        observe = self.game.observe
         public: bytes | None = None
         for seat_no, seat in enumerate(seats):
-            seen = [o for o in (observe(e, seat_no) for e in events) if o is not None]
+            seen = seen_by(self.game.observe, events, seat_no)
             if len(seen) == len(events) and all(o is e for o, e in zip(seen, events, strict=True)):
                 public = public or encode(Events(seen))  # the same for every seat: encode once
-                seat.player.outbox.append(public)
-            elif seen:
-                seat.player.outbox.append(encode(Events(seen)))
+                seat.player.outbox.queue(public)
+            else:
+                seat.player.outbox.events(seen)
 
-    async def _decide(self, state: Any, decision: Decision, seats: Sequence[_Seat], replay: list[Line]) -> DecisionLine:
+    async def _decide(
+        self, state: Any, decision: Decision, seats: Sequence[_Seat], replay: _ReplayWriter
+    ) -> DecisionLine:
         """Ask every seat of the decision (as many at once as there are thinking slots);
         default for those that fail."""
-        n = len(decision.seats)
-        answers: list[Any] = [None] * n
-        wall = [0.0] * n
-        cpu = [0.0] * n
-        faults: list[Fault | None] = [None] * n
-        to_ask: deque[tuple[int, int]] = deque()
-        for i, seat_no in enumerate(decision.seats):
-            seat = seats[seat_no]
-            if seat.disqualified or seat.player.process is None:
-                continue
-            if seat.player.dead:
-                faults[i] = seat.player.fault("crash", f"bot is not running ({seat.player.dead})")
-            else:
-                to_ask.append((i, seat_no))
-
-        asks: dict[int, _Ask] = {}
-        seat_of = {seat.player.index: seat_no for seat_no, seat in enumerate(seats)}
-        while to_ask or asks:
-            while to_ask and await self._take_slot(asks):
-                i, seat_no = to_ask.popleft()
-                ask = await self._request(state, decision.kind, i, seats[seat_no], seat_no, replay)
-                if ask is None:
-                    self._end_turn(seats[seat_no].player)
-                    faults[i] = seats[seat_no].player.fault(
-                        "crash", f"bot is not running ({seats[seat_no].player.dead})"
-                    )
-                else:
-                    asks[seats[seat_no].player.index] = ask
-            if not asks:
-                continue
-            with trio.move_on_at(min(a.deadline for a in asks.values())) as scope:
-                while asks:
-                    received = await self._inbox.receive()
-                    player = self.players[received.key]
-                    ask_or_none = asks.get(received.key)
-                    done, answer, fault = await self._handle(
-                        player, ask_or_none, received, seat_of, decision.kind, replay
-                    )
-                    if ask_or_none is None or not done:
-                        continue
-                    ask = ask_or_none
-                    del asks[received.key]
-                    self._end_turn(player)
-                    answers[ask.i], faults[ask.i] = answer, fault
-                    elapsed_ms = (received.at - ask.sent) * 1000
-                    wall[ask.i] = round(elapsed_ms, 3)
-                    cpu[ask.i] = round((received.cpu - player.cpu_mark) * 1000, 3)
-                    player.cpu_mark = received.cpu
-                    seat = seats[ask.seat_no]
-                    seat.bank_ms = max(0, seat.bank_ms - max(0, round(elapsed_ms) - self.limits.move_ms))
-                    if to_ask:
-                        break  # a thinking slot is free: send the next request first
-                    if asks:
-                        scope.deadline = min(a.deadline for a in asks.values())
-            now = trio.current_time()
-            for index, ask in list(asks.items()):
-                if ask.deadline <= now:
-                    del asks[index]
-                    seat = seats[ask.seat_no]
-                    self._end_turn(seat.player)
-                    limit = self.limits.move_ms + seat.bank_ms
-                    faults[ask.i] = seat.player.fault(
-                        "timeout", f"no answer to request {ask.request_id} within {limit} ms"
-                    )
-                    wall[ask.i] = round((now - ask.sent) * 1000, 3)
-                    seat.bank_ms = 0
-
-        defaulted = [False] * n
-        for i, seat_no in enumerate(decision.seats):
-            fault = faults[i]
-            if fault is not None:
-                self._record_fault(seats[seat_no], seat_no, fault, replay)
-            if fault is not None or seats[seat_no].disqualified and answers[i] is None:
-                answers[i] = self.game.default(state, seat_no)
-                defaulted[i] = True
+        turn = _Turn(decision, seats)
+        while turn.to_ask or turn.asks:
+            while turn.to_ask and await self.fair.take(busy=bool(turn.asks)):
+                await self._ask(state, turn, turn.to_ask.popleft(), seats, replay)
+            if turn.asks:
+                await self._collect(turn, seats, replay)
+                self._time_out(turn, seats)
+        for move in turn.moves:
+            seat = seats[move.seat_no]
+            if move.fault is not None:
+                self._record_fault(seat, move.seat_no, move.fault, replay)
+        defaulted = [m.fault is not None or seats[m.seat_no].disqualified and m.answer is None for m in turn.moves]
+        answers = [
+            self.game.default(state, m.seat_no) if default else m.answer
+            for m, default in zip(turn.moves, defaulted, strict=True)
+        ]
+        wall = [m.wall_ms for m in turn.moves]
+        cpu = [m.cpu_ms for m in turn.moves]
         return DecisionLine(decision.kind, list(decision.seats), answers, wall, cpu, defaulted)
 
-    async def _take_slot(self, asks: dict[int, _Ask]) -> bool:
-        """Fair time: hold one of the machine's thinking slots for the next request.
-
-        With requests of our own in flight, only a free slot will do (their answers free
-        ours); with none, wait for one, however long other matches hold them.
-        """
-        if self.slots is None:
-            return True
-        if not asks:
-            await self.slots.acquire()
-            return True
-        try:
-            self.slots.acquire_nowait()
-        except trio.WouldBlock:
-            return False
-        return True
-
-    def _end_turn(self, player: _Player) -> None:
-        """The bot has answered (or run out of time): give back its slot, freeze it."""
-        if self.slots is not None:
-            self.slots.release()
-        if self.spec.fair_time and player.process is not None:
-            player.process.freeze()
-
-    async def _request(
-        self, state: Any, kind: str, i: int, seat: _Seat, seat_no: int, replay: list[Line]
-    ) -> _Ask | None:
-        """Send one seat its request (and the events queued for it); None if the bot is gone.
+    async def _ask(self, state: Any, turn: _Turn, move: _Move, seats: Sequence[_Seat], replay: _ReplayWriter) -> None:
+        """Send one seat its request (and what is queued for it), holding a thinking slot.
 
         What the bot wrote before (frozen, under fair time, so all of it is in its pipe)
         is dropped unread: no line written before the request can answer it."""
+        seat_no = move.seat_no
+        seat = seats[seat_no]
         player = seat.player
         process = player.process
         assert process is not None
-        legal = self.game.legal(state, seat_no)
         self.request_id += 1
-        request = Request(
-            self.request_id, kind, self.game.view(state, seat_no), legal, self.limits.move_ms, seat.bank_ms
-        )
+        pending = Pending(self.request_id, turn.decision.kind, self.game.legal(state, seat_no))
+        request = pending.request(self.game.view(state, seat_no), self.limits.move_ms, seat.clock.bank_ms)
         early = self._inbox.arm(player.index)
         if early.lines:
             more = f", the last of {early.lines}" if early.lines > 1 else ""
             reason = f"sent before request {self.request_id} while no request was pending{more}"
-            self._drop(player, seat_no, early.last, reason, replay)
-        if self.spec.fair_time:
-            process.thaw()
+            replay.dropped(seat_no, early.last, reason)
+        self.fair.begin(process)
         sent = trio.current_time()
-        await self._send(player, encode(request))
+        await self._send(player, request)
         if player.dead:
-            return None
-        deadline = sent + (self.limits.move_ms + seat.bank_ms) / 1000
-        return _Ask(i, seat_no, self.request_id, legal, sent, deadline)
+            self.fair.end(process)
+            move.fault = player.not_running()
+        else:
+            turn.asks[player.index] = _Ask(move, pending, sent, seat.clock.deadline(sent))
 
-    async def _handle(
-        self,
-        player: _Player,
-        ask: _Ask | None,
-        received: Received,
-        seat_of: dict[int, int],
-        kind: str,
-        replay: list[Line],
-    ) -> tuple[bool, Any, Fault | None]:
-        """What a received line means: ``(settles the ask, answer, fault)``.
+    async def _collect(self, turn: _Turn, seats: Sequence[_Seat], replay: _ReplayWriter) -> None:
+        """Read lines until every ask in flight is settled, the first deadline passes, or
+        a settled ask frees a thinking slot for a seat still to be asked."""
+        seat_of = {seat.player.index: seat_no for seat_no, seat in enumerate(seats)}
+        with trio.move_on_at(turn.deadline()) as scope:
+            while turn.asks:
+                received = await self._inbox.receive()
+                player = self.players[received.key]
+                ask = turn.asks.get(received.key)
+                verdict = await self._verdict(player, ask, received)
+                if isinstance(verdict, Dropped):
+                    replay.dropped(seat_of[player.index], verdict.line, verdict.reason)
+                    continue
+                if ask is None:
+                    continue  # its output ended between its requests: the next one finds it dead
+                del turn.asks[received.key]
+                self.fair.end(player.process)
+                self._settle(ask, verdict, received, seats[ask.move.seat_no])
+                if turn.to_ask:
+                    break  # a thinking slot is free: send the next request first
+                if turn.asks:
+                    scope.deadline = turn.deadline()
 
-        Whatever the line holds, it is the bot's doing: every way it can fail to decode
-        or to be judged is a fault of that bot, never an error of the referee."""
-        line, error = received.line, received.error
-        if error is not None:
-            if isinstance(error, EndOfStream):
-                assert player.process is not None
-                player.dead = await player.process.gone_reason()
-                return True, None, player.fault("crash", f"bot exited: {player.dead}", error.tail or None)
-            evidence = error.head if isinstance(error, LineTooLong) else error.line
-            if ask is None:
-                reason = f"{error}, sent while no request was pending"
-                self._drop(player, seat_of[player.index], evidence, reason, replay)
-                return False, None, None
-            more = "; its output is ignored until its next request" if isinstance(error, Flooded) else ""
-            return True, None, player.fault("malformed", f"{error}{more}", evidence)
+    async def _verdict(self, player: _Player, ask: _Ask | None, received: Received) -> Answered | Faulted | Dropped:
+        """What a received line means; the end of a bot's output is a crash."""
+        if isinstance(received.error, EndOfStream):
+            assert player.process is not None
+            player.dead = await player.process.gone_reason()
+            return Faulted("crash", f"bot exited: {player.dead}", received.error.tail or None, "exited")
+        line = received.line if received.error is None else received.error
         assert line is not None
-        if ask is None:
-            self._drop(player, seat_of[player.index], line, "sent while no request was pending", replay)
-            return False, None, None
-        try:
-            message = decode_from_bot(line)
-            if not isinstance(message, Answer) or message.id != ask.request_id:
-                illegal = None
-            elif is_legal(message.answer, ask.legal):
-                return True, message.answer, None
-            else:
-                illegal = f"illegal {kind} answer {_json(message.answer)}: legal answers are {_json(ask.legal)}"
-        except msgspec.DecodeError as exc:
-            return True, None, player.fault("malformed", f"not a valid answer: {exc}", line)
-        except Exception as exc:  # a value the referee cannot handle is the bot's doing too
-            return True, None, player.fault("malformed", f"answer cannot be judged ({type(exc).__name__})", line)
-        if illegal is not None:
-            return True, None, player.fault("illegal", illegal, line)
-        reason = "stale id" if isinstance(message, Answer) else "not an answer"
-        self._drop(player, seat_of[player.index], line, f"{reason} (waiting for id {ask.request_id})", replay)
-        return False, None, None
+        return judge(line, None if ask is None else ask.pending)
 
-    def _drop(self, player: _Player, seat_no: int, line: bytes, reason: str, replay: list[Line]) -> None:
-        """Log a line that answered nothing (the first few of each game)."""
-        player.dropped += 1
-        if player.dropped <= DROPPED_LOGGED_PER_GAME:
-            text = line[:EVIDENCE_CHARS].decode("utf-8", "replace")
-            replay.append(DroppedLine(seat_no, text, reason))
+    def _settle(self, ask: _Ask, verdict: Answered | Faulted, received: Received, seat: _Seat) -> None:
+        """The seat's move is decided: its answer or fault, its wall and CPU time, its bank."""
+        move, player = ask.move, seat.player
+        if isinstance(verdict, Answered):
+            move.answer = verdict.answer
+        else:
+            move.fault = player.fault(verdict.kind, verdict.message, verdict.line)
+        elapsed_ms = (received.at - ask.sent) * 1000
+        move.wall_ms = round(elapsed_ms, 3)
+        move.cpu_ms = round((received.cpu - player.cpu_mark) * 1000, 3)
+        player.cpu_mark = received.cpu
+        seat.clock.charge(elapsed_ms)
 
-    def _record_fault(self, seat: _Seat, seat_no: int, fault: Fault, replay: list[Line]) -> None:
-        seat.faults.append(fault)
-        replay.append(FaultLine(seat_no, fault))
-        if len(seat.faults) >= MAX_FAULTS or fault.kind == "crash":
-            seat.disqualified = True
+    def _time_out(self, turn: _Turn, seats: Sequence[_Seat]) -> None:
+        """Every ask past its deadline is a timeout that empties the seat's bank."""
+        now = trio.current_time()
+        for _, ask in turn.overdue(now):
+            seat = seats[ask.move.seat_no]
+            self.fair.end(seat.player.process)
+            limit = seat.clock.limit_ms()
+            ask.move.fault = seat.player.fault(
+                "timeout", f"no answer to request {ask.pending.request_id} within {limit} ms"
+            )
+            ask.move.wall_ms = round((now - ask.sent) * 1000, 3)
+            seat.clock.run_out()
 
-    def _disqualify(self, seat: _Seat, seat_no: int, fault: Fault, replay: list[Line]) -> None:
-        self._record_fault(seat, seat_no, fault, replay)
-        seat.disqualified = True
-
-
-def is_legal(answer: Any, legal: list[Any]) -> bool:
-    """Membership with JSON types kept apart: ``true`` and ``1.0`` are not the card 1.
-
-    Never raises: an answer that cannot even be encoded is in no list of legal answers."""
-    if type(answer) is int:
-        return any(type(x) is int and x == answer for x in legal)
-    try:
-        encoded = _json(answer)
-    except Exception:
-        return False
-    return any(_json(x) == encoded for x in legal)
-
-
-def _json(value: Any) -> str:
-    return msgspec.json.encode(value).decode()
+    def _record_fault(self, seat: _Seat, seat_no: int, fault: Fault, replay: _ReplayWriter) -> None:
+        seat.record(fault)
+        replay.fault(seat_no, fault)
 
 
 def single_game(bots: Sequence[Bot], seed: int) -> list[GameSpec]:

@@ -14,7 +14,8 @@ from typing import Any
 
 import msgspec
 
-from .games import Game, IllegalAnswer, SettingsError, get_game
+from .catalog import get_game
+from .games import IllegalAnswer, SettingsError
 
 FORMAT = 1
 
@@ -158,11 +159,12 @@ def verify(lines: list[Line], name: str = "replay") -> Iterator[Step]:
     header = lines[0]
     assert isinstance(header, Header)
     try:
-        game: Game = get_game(header.game)
+        record = get_game(header.game)
+        game = record.rules
         settings = game.parse_settings(header.settings, header.players)
     except SettingsError as exc:
         raise ReplayError(f"{name}: {exc}") from None
-    event_decoder = msgspec.json.Decoder(list[game.Event])  # type: ignore[name-defined]
+    event_decoder: msgspec.json.Decoder[list[Any]] = msgspec.json.Decoder(list[record.event])  # type: ignore[name-defined]
     state, expected = game.start(settings, header.players, header.seed)
     decision: DecisionLine | None = None
     ended = False

@@ -12,7 +12,10 @@ often and pairs meet about equally often (the least-used bots first, then the bo
 have met the group's members least, ties broken by the seed). Rotations are the K cyclic
 shifts, not all K! orders: each bot holds each hand once per deal, which is what
 duplicate needs. Everything derives from the tournament's seed, so a resumed run plays
-exactly the games an uninterrupted one would.
+exactly the games an uninterrupted one would. The ties are broken by ``chance.draw``
+(SHAKE-256), as the deals are, not by ``random.Random``, whose shuffle may change
+between Python versions: the schedule of a seed is the same in every Python, and a
+resume checks the games already stored against it (``conflicts``).
 
 A league grows (``arena tournament run --resume --add BOT``) without replaying what it
 played: the tables of its earlier sizes keep their numbers, bots and deal seeds, and only
@@ -27,12 +30,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from .referee import GameSpec
+from .games.chance import draw
+from .match import GameSpec
 
 MAX_GROUPS = 64
 
@@ -59,15 +62,13 @@ def groups(bots: int, size: int, seed: int) -> list[list[int]]:
         raise ValueError(f"a table of {size} needs between 2 and {bots} seats")
     if math.comb(bots, size) <= MAX_GROUPS:
         return [list(g) for g in itertools.combinations(range(bots), size)]
-    rng = random.Random(f"groups/{seed}")
     sat = [0] * bots
     met = [[0] * bots for _ in range(bots)]
     chosen: list[list[int]] = []
-    for _ in range(MAX_GROUPS):
+    for table in range(MAX_GROUPS):
         group: list[int] = []
-        for _ in range(size):
-            candidates = [b for b in range(bots) if b not in group]
-            rng.shuffle(candidates)
+        for seat in range(size):
+            candidates = draw(f"groups/{seed}/{table}/{seat}", [b for b in range(bots) if b not in group])
             best = min(candidates, key=lambda b: (sat[b], sum(met[b][m] for m in group)))
             group.append(best)
         for b in group:
@@ -110,12 +111,11 @@ def grown_groups(sizes: Sequence[int], size: int, seed: int) -> list[list[int]]:
                 for other in group:
                     met[b][other] += other != b
         target = max(1, round(sum(sat[:before]) / before))
-        rng = random.Random(f"groups/{seed}/grown/{step}")
         while short := [b for b in range(before, after) if sat[b] < target]:
             group = [min(short, key=lambda b: (sat[b], b))]
             while len(group) < size:
-                candidates = [b for b in range(after) if b not in group]
-                rng.shuffle(candidates)
+                key = f"groups/{seed}/grown/{step}/{len(chosen)}/{len(group)}"
+                candidates = draw(key, [b for b in range(after) if b not in group])
                 best = min(candidates, key=lambda b: (sum(met[b][m] for m in group), sat[b]))
                 group.append(best)
             for b in group:
@@ -172,3 +172,27 @@ def gauntlet(opponents: int, size: int, rounds: int, chunk: int, seed: int) -> l
                     deal_numbers.append(deal)
             matches.append(Match(len(matches), table, games, deal_numbers))
     return matches
+
+
+def conflicts(
+    matches: Sequence[Match], stored: Mapping[tuple[int, int], tuple[int, list[int]]]
+) -> list[tuple[int, int]]:
+    """The stored games this schedule would not play as they were played, sorted:
+    ``stored`` maps ``(match_no, game_no)`` to the game's deal seed and the bot in each
+    seat (indices into the tournament's bots). Any conflict means another schedule
+    started the tournament (an arena that chose its tables otherwise), so resuming on
+    this one would mix two. Games of matches not in ``matches`` are not looked at (a
+    gauntlet runs its schedule a batch at a time)."""
+    numbered = {match.match_no: match for match in matches}
+    found = []
+    for (match_no, game_no), (seed, seats) in stored.items():
+        match = numbered.get(match_no)
+        if match is None:
+            continue
+        if game_no >= len(match.games):
+            found.append((match_no, game_no))
+            continue
+        game = match.games[game_no]
+        if game.seed != seed or [match.bots[i] for i in game.seats] != seats:
+            found.append((match_no, game_no))
+    return sorted(found)

@@ -31,12 +31,15 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from .bots import Bot, BotError, content_hash, load_bot
 from .folder import copy_folder, remove_tree
+
+if TYPE_CHECKING:
+    from .catalog import AnyGame
 
 MIGRATIONS: list[str] = [
     # 1: the first schema.
@@ -178,36 +181,25 @@ def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
 
 # --- boards: which games share a leaderboard ---------------------------------------------
 
-GAME_TITLES = {"nimmt": "6 nimmt!", "sixes": "Sixes"}
-"""How a board's label names its game."""
-_SETTING_WORDS: dict[str, Callable[[str], str]] = {
-    "end_score": lambda v: f"end at {v} heads",
-    "rounds": lambda v: f"{v} round" + ("" if v == "1" else "s"),
-    "keep_rows": lambda v: "rows kept" if v == "true" else "rows not kept",
-    "cards_per_turn": lambda v: f"{v} cards a turn" if v != "1" else "1 card a turn",
-    "shedding": lambda v: "shedding" if v == "true" else "no shedding",
-    "chips": lambda v: f"{v} chips",
-    "max_rounds": lambda v: f"at most {v} rounds",
-}
-"""How a board's label says a setting that is not at its default."""
 
+def _game(game: str) -> AnyGame | None:
+    """The catalog's record of ``game`` (None for a game the arena does not know)."""
+    from .catalog import find_game
 
-def _game(game: str) -> Any:
-    """The rules of ``game`` (None for a game the arena does not know)."""
-    from .games import GAMES
-
-    return GAMES.get(game)
+    return find_game(game)
 
 
 def _setting_defaults(game: str) -> dict[str, Any] | None:
-    """A game's settings at their defaults, in its order; None for a game the arena does not know."""
-    settings = getattr(_game(game), "Settings", None)
-    return None if settings is None else dict(msgspec.to_builtins(settings()))
+    """The settings that make a board of ``game``, at their defaults, in its order; None
+    for a game the arena does not know."""
+    record = _game(game)
+    return None if record is None else record.board_defaults()
 
 
 def _variants(game: str) -> tuple[str, ...]:
     """A game's variants; ``("standard",)`` for a game without any."""
-    return tuple(getattr(_game(game), "VARIANTS", ("standard",)))
+    record = _game(game)
+    return ("standard",) if record is None else record.variants
 
 
 def _setting_text(value: Any) -> str:
@@ -226,10 +218,12 @@ def board_variant(game: str, settings: dict[str, Any]) -> str:
     defaults = _setting_defaults(game)
     if defaults is None:
         return base
+    record = _game(game)
+    overridden_by = record.overridden_by if record is not None else {}
     parts = [base]
     for name, default in defaults.items():
         value = settings.get(name, default)
-        if name == "variant" or value == default or (name == "end_score" and settings.get("rounds")):
+        if name == "variant" or value == default or settings.get(overridden_by.get(name, "")):
             continue
         parts.append(name if value is True else f"{name}={_setting_text(value)}")
     return ",".join(parts)
@@ -285,11 +279,12 @@ def board_label(key: str) -> str:
     ``6 nimmt! tactical · end at 50 heads``, ``Sixes``, ``Sixes · 15 chips``."""
     game, _, variant = key.partition("/")
     base, *parts = (variant or "standard").split(",")
-    title = GAME_TITLES.get(game, game)
+    record = _game(game)
+    title = game if record is None else record.title
     words = [f"{title} {base}" if len(_variants(game)) > 1 or base != "standard" else title]
     for part in parts:
         name, equals, value = part.partition("=")
-        say = _SETTING_WORDS.get(name)
+        say = None if record is None else record.setting_words.get(name)
         words.append(part if say is None else say(value if equals else "true"))
     return " · ".join(words)
 
@@ -339,8 +334,11 @@ class SeatResult(msgspec.Struct, frozen=True):
     faults: dict[str, int]
 
 
-class GameRecord(msgspec.Struct, frozen=True):
-    """A finished game as the tournament hands it to the store."""
+class FinishedGame(msgspec.Struct, frozen=True):
+    """A finished game as the tournament hands it to the store: ids and the raw replay,
+    what the rows are written from. Kept apart from ``StoredGame``, what is read back:
+    that one names the tournament and the bots, has the id the database gave it, and
+    leaves the replay for ``Store.replay`` to read when asked."""
 
     tournament_id: int
     match_no: int
@@ -357,23 +355,7 @@ class GameRecord(msgspec.Struct, frozen=True):
     """The replay's JSON lines."""
 
 
-class GameRow(msgspec.Struct, frozen=True):
-    id: int
-    tournament: str
-    match_no: int
-    game_no: int
-    deal: int
-    game: str
-    variant: str
-    rounds: int
-    started: str
-    bots: list[str]
-    scores: list[int]
-    ranks: list[int]
-    statuses: list[str]
-
-
-class SeatDetail(msgspec.Struct, frozen=True):
+class StoredSeat(msgspec.Struct, frozen=True):
     seat: int
     bot: str
     """``name:version``."""
@@ -384,8 +366,9 @@ class SeatDetail(msgspec.Struct, frozen=True):
     """Counts by kind, only the kinds that happened."""
 
 
-class GameDetail(msgspec.Struct, frozen=True):
-    """A stored game and its seats, as the web shows it."""
+class StoredGame(msgspec.Struct, frozen=True):
+    """A stored game and its seats, as ``arena games`` (table, JSON, CSV) and the web
+    (its pages and ``/api/games``) show it."""
 
     id: int
     tournament: str
@@ -398,7 +381,7 @@ class GameDetail(msgspec.Struct, frozen=True):
     rounds: int
     wall_ms: float
     started: str
-    seats: list[SeatDetail]
+    seats: list[StoredSeat]
 
 
 def now() -> str:
@@ -867,7 +850,7 @@ class Store:
 
     # --- games -----------------------------------------------------------------------
 
-    def save_game(self, record: GameRecord) -> int:
+    def save_game(self, record: FinishedGame) -> int:
         """Commit one finished game, its seats and its replay, all or nothing; refused
         when another arena has taken over the tournament this store held."""
         with self._transaction():
@@ -927,45 +910,21 @@ class Store:
         query = "SELECT match_no, game_no FROM games WHERE tournament_id = ?"
         return {(m, g) for m, g in self.db.execute(query, (tournament_id,))}
 
+    def seatings(self, tournament_id: int) -> dict[tuple[int, int], tuple[int, list[int]]]:
+        """``(match_no, game_no)`` of each stored game of the tournament, to its deal seed
+        and the bot id in each seat: what a resume checks its schedule against."""
+        query = "SELECT match_no, game_no, seed, seat_bots FROM games WHERE tournament_id = ?"
+        return {
+            (m, g): (seed, [int(b) for b in bots.split(",") if b])
+            for m, g, seed, bots in self.db.execute(query, (tournament_id,))
+        }
+
     def count_games(self, tournament_id: int | None = None) -> int:
         if tournament_id is None:
             return int(self.db.execute("SELECT count(*) FROM games").fetchone()[0])
         return int(
             self.db.execute("SELECT count(*) FROM games WHERE tournament_id = ?", (tournament_id,)).fetchone()[0]
         )
-
-    def games(self, tournament: str | None = None, limit: int = 50, offset: int = 0) -> list[GameRow]:
-        where, args = "1", []
-        if tournament is not None:
-            where, args = "t.name = ?", [tournament]
-        rows = self.db.execute(
-            f"""SELECT g.id, t.name, g.match_no, g.game_no, g.deal, g.game, g.variant, g.rounds, g.started,
-                       group_concat(b.name || ':' || b.version, char(31)), group_concat(s.score), group_concat(s.rank),
-                       group_concat(s.status)
-                FROM games g JOIN tournaments t ON t.id = g.tournament_id
-                JOIN (SELECT * FROM game_seats ORDER BY game_id, seat) s ON s.game_id = g.id
-                JOIN bots b ON b.id = s.bot_id
-                WHERE {where} GROUP BY g.id ORDER BY g.id LIMIT ? OFFSET ?""",
-            (*args, limit, offset),
-        )
-        return [
-            GameRow(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4],
-                r[5],
-                r[6],
-                r[7],
-                r[8],
-                r[9].split("\x1f"),
-                [int(x) for x in r[10].split(",")],
-                [int(x) for x in r[11].split(",")],
-                r[12].split(","),
-            )
-            for r in rows
-        ]
 
     def replay(self, game_id: int) -> bytes:
         row = self.db.execute("SELECT replay FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -1055,8 +1014,9 @@ class Store:
         query = "SELECT bot_id, count(*) FROM game_seats GROUP BY bot_id"
         return {row[0]: row[1] for row in self.db.execute(query)}
 
-    def game_detail(self, game_id: int) -> GameDetail | None:
-        found = self._details("g.id = ?", [game_id], False, 1, 0)
+    def game(self, game_id: int) -> StoredGame | None:
+        """One stored game with its seats; None when there is no such game."""
+        found = self._games("g.id = ?", [game_id], False, 1, 0)
         return found[0] if found else None
 
     def find_games(
@@ -1066,8 +1026,9 @@ class Store:
         limit: int = 50,
         offset: int = 0,
         newest_first: bool = False,
-    ) -> list[GameDetail]:
-        """A page of stored games with their seats, of one tournament and/or one bot."""
+    ) -> list[StoredGame]:
+        """A page of stored games with their seats, of one tournament and/or one bot: what
+        ``arena games`` and the web list."""
         if bot_id is not None and tournament_id is None:
             # A bot's seats in the order they were stored, which is the games' order: the
             # index on bot_id walks them from either end and stops at the page.
@@ -1077,11 +1038,11 @@ class Store:
             if not ids:
                 return []
             where = f"g.id IN ({', '.join('?' * len(ids))})"
-            return self._details(where, ids, newest_first, limit, 0)
+            return self._games(where, ids, newest_first, limit, 0)
         # `+` keeps SQLite from the (tournament, match, game) index: walking the games by
         # id and keeping the tournament's stops at the page instead of sorting them all.
         where, args = self._games_where(tournament_id, bot_id, "+g.tournament_id")
-        return self._details(where, args, newest_first, limit, offset)
+        return self._games(where, args, newest_first, limit, offset)
 
     def count_games_of(self, tournament_id: int | None = None, bot_id: int | None = None) -> int:
         if bot_id is not None and tournament_id is None:
@@ -1103,7 +1064,7 @@ class Store:
             args.append(bot_id)
         return " AND ".join(clauses), args
 
-    def _details(self, where: str, args: list[Any], newest_first: bool, limit: int, offset: int) -> list[GameDetail]:
+    def _games(self, where: str, args: list[Any], newest_first: bool, limit: int, offset: int) -> list[StoredGame]:
         order = "DESC" if newest_first else "ASC"
         rows = self.db.execute(
             f"""WITH page AS (
@@ -1117,12 +1078,12 @@ class Store:
                 ORDER BY page.id {order}, s.seat""",
             (*args, limit, offset),
         )
-        games: list[GameDetail] = []
+        games: list[StoredGame] = []
         for r in rows:
             if not games or games[-1].id != r[0]:
-                games.append(GameDetail(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], []))
+                games.append(StoredGame(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], []))
             faults = {kind: count for kind, count in zip(FAULT_KINDS, r[16:20], strict=True) if count}
-            games[-1].seats.append(SeatDetail(r[11], r[12], r[13], r[14], r[15], faults))
+            games[-1].seats.append(StoredSeat(r[11], r[12], r[13], r[14], r[15], faults))
         return games
 
     def bot_tournaments(self, bot_id: int) -> list[tuple[int, str, str]]:

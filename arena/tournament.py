@@ -19,10 +19,12 @@ import msgspec
 import trio
 
 from . import replay as replay_files
-from .referee import GameResult, MatchSpec, Observer, TimeLimits, play_match
+from .league import schedule_of
+from .match import GameResult, MatchSpec, TimeLimits
+from .referee import Observer, play_match
 from .sandbox.base import Sandbox
-from .schedule import Match, gauntlet, round_robin
-from .store import FAULT_KINDS, GameRecord, SeatResult, Store, StoredBot, Tournament
+from .schedule import Match, conflicts
+from .store import FAULT_KINDS, FinishedGame, SeatResult, Store, StoredBot, StoreError, Tournament
 
 
 class TournamentConfig(msgspec.Struct, frozen=True):
@@ -93,11 +95,23 @@ def sigterm_as_ctrl_c() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def schedule_of(tournament: Tournament, config: TournamentConfig) -> list[Match]:
-    if "gauntlet" in tournament.config:  # arena gauntlet: NEW (bot 0) against the others
-        chunk = int(tournament.config["gauntlet"]["chunk"])
-        return gauntlet(len(config.bots) - 1, config.table_size, config.deals, chunk, tournament.seed)
-    return round_robin(len(config.bots), config.table_size, config.deals, tournament.seed, config.grown)
+def stored_games(
+    store: Store, tournament: Tournament, bots: list[StoredBot], schedule: list[Match]
+) -> set[tuple[int, int]]:
+    """``(match_no, game_no)`` of the games already stored, once they are checked to be
+    the schedule's; ``StoreError`` when they seat other bots (an arena that derived its
+    tables otherwise started the tournament: resuming it here would mix two schedules)."""
+    stored = store.seatings(tournament.id)
+    index = {bot.id: i for i, bot in enumerate(bots)}
+    seated = {number: (seed, [index.get(b, -1) for b in ids]) for number, (seed, ids) in stored.items()}
+    if wrong := conflicts(schedule, seated):
+        match_no, game_no = wrong[0]
+        raise StoreError(
+            f"tournament {tournament.name!r} was scheduled otherwise: {len(wrong)} of its stored games (the first:"
+            f" game {game_no} of match {match_no}) seat other bots than this arena's schedule of its seed;"
+            " finish it with the arena version that started it, or start a new tournament"
+        )
+    return set(stored)
 
 
 async def run_tournament(
@@ -116,8 +130,8 @@ async def run_tournament(
     config = msgspec.convert(tournament.config, TournamentConfig)
     progress = progress or Progress()
     whole = schedule is None
-    schedule = schedule_of(tournament, config) if schedule is None else schedule
-    done = store.done_games(tournament.id)
+    schedule = schedule_of(tournament) if schedule is None else schedule
+    done = stored_games(store, tournament, bots, schedule)
     total = sum(len(m.games) for m in schedule)
     progress.started(total, len(done))
     loaded = [bot.load() for bot in bots]
@@ -164,9 +178,9 @@ class _Writer:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._send, self._receive = trio.open_memory_channel[tuple[GameRecord, list[replay_files.Line]]](float("inf"))
+        self._send, self._receive = trio.open_memory_channel[tuple[FinishedGame, list[replay_files.Line]]](float("inf"))
 
-    def put(self, record: GameRecord, replay: list[replay_files.Line]) -> None:
+    def put(self, record: FinishedGame, replay: list[replay_files.Line]) -> None:
         self._send.send_nowait((record, replay))
 
     def close(self) -> None:
@@ -177,7 +191,7 @@ class _Writer:
             async for record, replay in self._receive:
                 await trio.to_thread.run_sync(self._save, record, replay)
 
-    def _save(self, record: GameRecord, replay: list[replay_files.Line]) -> None:
+    def _save(self, record: FinishedGame, replay: list[replay_files.Line]) -> None:
         self.store.save_game(msgspec.structs.replace(record, replay=replay_files.dumps(replay)))
 
 
@@ -215,7 +229,7 @@ class _Recorder(Observer):
                     self.match_bots[bot_index].id, result.ranks[seat], result.scores[seat], status.status, faults
                 )
             )
-        record = GameRecord(
+        record = FinishedGame(
             tournament_id=self.tournament.id,
             match_no=self.match.match_no,
             game_no=game_no,

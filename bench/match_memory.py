@@ -22,7 +22,7 @@ from pathlib import Path
 import msgspec
 import trio
 
-from arena.referee import GameResult, TimeLimits
+from arena.match import GameResult, TimeLimits
 from arena.sandbox import choose_sandbox
 from arena.store import Store, StoredBot
 from arena.tournament import Progress, TournamentConfig, run_tournament
@@ -80,8 +80,7 @@ def main() -> None:
         with Store(work / "memory.db") as store:
             bots = [store.add_bot(folder) for folder in fast_bots(work)]
             for bot in bots:
-                if hasattr(sandbox, "prepare"):
-                    sandbox.prepare(bot.load(), progress=lambda line: None)
+                sandbox.prepare(bot.load(), progress=lambda line: None)
             config = TournamentConfig([b.ref for b in bots], 4, deals, TimeLimits(), fair_time=False)
             tournament = store.create_tournament("memory", "nimmt", "standard", {}, 1, msgspec.to_builtins(config))
             measure = Measure(deals * 4)

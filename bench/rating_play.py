@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from arena.games import get_game, nimmt
+from arena.catalog import get_game
+from arena.games import nimmt
 from arena.simulate import play_game
 from protocol.nimmt import HEADS, ROW_CAPACITY, ROWS
 
@@ -115,7 +116,7 @@ def play(seed: int, names: Sequence[str], chance: int) -> list[int]:
     players = len(names)
     rng = random.Random(chance)
     policies = [policy(name, rng) for name in names]
-    _, outcome = play_game(get_game(nimmt.NAME), SETTINGS, players, seed, policies)
+    _, outcome = play_game(get_game(nimmt.NAME).rules, SETTINGS, players, seed, policies)
     return list(outcome.ranks)
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import trio
 
 from arena.bots import load_bot
-from arena.referee import GameSpec, MatchSpec, play_match
+from arena.match import GameSpec, MatchSpec
+from arena.referee import play_match
 from arena.replay import DecisionLine
 from arena.sandbox.base import Sandbox
 from arena.sandbox.docker import DockerSandbox

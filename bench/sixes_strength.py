@@ -28,7 +28,8 @@ import trio
 from strength import BOT, mean_interval, seating, wilson
 
 from arena.bots import load_bot
-from arena.referee import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits, play_match
+from arena.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.referee import play_match
 from arena.sandbox.local import LocalSandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,7 +25,8 @@ import msgspec
 import trio
 
 from arena.bots import Bot, load_bot
-from arena.referee import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits, play_match
+from arena.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.referee import play_match
 from arena.replay import EventsLine
 from arena.sandbox.local import LocalSandbox
 from protocol.nimmt import RoundEnd

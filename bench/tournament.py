@@ -20,7 +20,7 @@ from pathlib import Path
 import trio
 
 from arena.sandbox import choose_sandbox
-from arena.store import GameRecord, SeatResult, Store
+from arena.store import FinishedGame, SeatResult, Store
 from arena.tournament import TournamentConfig, run_tournament
 from leaderboard.board import leaderboard
 
@@ -31,7 +31,7 @@ BOTS = [ROOT / "sample_bots/heuristic", ROOT / "sample_bots/random", ROOT / "ben
 class NoStore(Store):
     """A store that forgets every game: the tournament without the cost of keeping it."""
 
-    def save_game(self, record: GameRecord) -> int:
+    def save_game(self, record: FinishedGame) -> int:
         return 0
 
 
@@ -40,9 +40,8 @@ def run(store: Store, sandbox_name: str, deals: int, name: str) -> tuple[float, 
     bots = [store.add_bot(path) for path in BOTS]
     config = TournamentConfig([b.ref for b in bots], 3, deals)
     tournament = store.create_tournament(name, "nimmt", "standard", {}, 7, __import__("msgspec").to_builtins(config))
-    if hasattr(sandbox, "prepare"):
-        for bot in bots:
-            sandbox.prepare(bot.load(), progress=lambda line: None)
+    for bot in bots:
+        sandbox.prepare(bot.load(), progress=lambda line: None)
     start = time.perf_counter()
     trio.run(run_tournament, store, tournament, bots, sandbox, 2)
     return time.perf_counter() - start, deals * 3
@@ -89,7 +88,9 @@ def fill_synthetic(store: Store, games: int, rng: random.Random) -> None:
         perf = sorted(seated, key=lambda b: -(strength[b] + rng.gauss(0, 1.5)))
         seats = [SeatResult(b, perf.index(b) + 1, 10 * perf.index(b), "ok", {}) for b in seated]
         store.save_game(
-            GameRecord(tournament.id, g // 16, g % 16, (g % 16) // 4, g, "nimmt", "standard", 5, 10.0, "", seats, blob)
+            FinishedGame(
+                tournament.id, g // 16, g % 16, (g % 16) // 4, g, "nimmt", "standard", 5, 10.0, "", seats, blob
+            )
         )
     store.db.execute("COMMIT")
     store.set_status(tournament.id, "finished")

@@ -53,7 +53,7 @@ def real_replays(work: Path) -> list[bytes]:
     args += ["--sandbox", "local", "--db", str(db), "--name", "real"]
     subprocess.run(args, check=True, capture_output=True, timeout=300)
     with Store(db) as store:
-        return [store.replay(row.id) for row in store.games(limit=100)]
+        return [store.replay(row.id) for row in store.find_games(limit=100)]
 
 
 def build(path: Path, games: int, work: Path) -> None:

@@ -4,7 +4,8 @@ JSON or CSV.
 Reads the store (never writes results); the rating math is ``leaderboard.ratings``.
 A computed board is cached in the store keyed by the newest game id, so asking again
 before another game is stored costs one query (a read-only store skips writing it:
-the web server keeps its own cache).
+the web server keeps its own cache). numpy and the fit load only when a board is
+computed: a cached one, a table or a CSV need neither.
 """
 
 from __future__ import annotations
@@ -12,17 +13,16 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import numpy as np
 from rich.console import Console
 from rich.table import Table
 
 from arena.store import Store, version_key
 
-from .ratings import Table as Tabulated
-from .ratings import likelihood_of_superiority, rate, table_from_seats
+if TYPE_CHECKING:
+    from .ratings import Table as Tabulated
 
 
 class Row(msgspec.Struct, frozen=True):
@@ -116,6 +116,8 @@ class _Scope(msgspec.Struct):
 
 def _numbers(texts: Any, dtype: Any) -> Any:
     """Comma-separated numbers, many texts, one array (numpy parses them in C)."""
+    import numpy as np
+
     return np.fromstring(",".join(texts), dtype=dtype, sep=",")
 
 
@@ -125,6 +127,10 @@ def _load(
     rows = store.results(game, variant, tournament, through)
     if not rows:
         return None
+    import numpy as np
+
+    from .ratings import table_from_seats
+
     keys = np.array([(t << 40) | (m << 20) | d for t, m, d, *_ in rows], dtype=np.int64)
     rounds = np.array([max(r[3], 1) for r in rows], dtype=np.float64)
     seats = np.array([r[4].count(",") + 1 for r in rows], dtype=np.int64)
@@ -208,6 +214,8 @@ def leaderboard(
         anchored = (str(next(b for b in loaded.bot_ids if names[b] == found)), anchor[1])
     faults = store.fault_totals(game, variant, tournament, through_tournament)
     index = {bot_id: i for i, bot_id in enumerate(loaded.bot_ids)}
+    from .ratings import rate  # loaded with the scope's arrays: numpy is in already
+
     try:
         rated = rate(loaded.table, anchor=anchored)
     except ValueError as exc:  # an anchor the fit refuses (one with only a bound, say): named, not numbered
@@ -253,6 +261,8 @@ def los_matrix(
     loaded = _load(store, game, variant, tournament)
     if loaded is None:
         return [], []
+    from .ratings import likelihood_of_superiority
+
     names = store.bot_names()
     bots, matrix = likelihood_of_superiority(loaded.table)
     return [names[int(b)] for b in bots], matrix

@@ -619,7 +619,9 @@ def _sweep_p_value(table: Table, analysis: _Analysis, i: int, theta_i: float) ->
     ``theta_i``: per deal group, the chance of winning (losing) every comparison there is
     at most that of the hardest single one, whatever ties the comparisons of the group
     together; groups are independent."""
-    return _sweep_chance(table, analysis.theta, analysis.core, i, analysis.bound[i] == ">", np.array([theta_i]))[0]
+    return float(
+        _sweep_chance(table, analysis.theta, analysis.core, i, analysis.bound[i] == ">", np.array([theta_i]))[0]
+    )
 
 
 def _sweep_chance(
@@ -641,7 +643,8 @@ def _sweep_chance(
     sign = 1 if won else -1
     # log P(sweep) <= sum over groups of log P(the hardest comparison goes that way)
     log_chance = -np.logaddexp(0, -sign * (candidates[:, None] - hardest[None, :])).sum(axis=1)
-    return np.exp(log_chance)
+    result: Floats = np.exp(log_chance)
+    return result
 
 
 def _sweep_bound(table: Table, theta: Floats, core: NDArray[np.bool_], i: int, won: bool) -> float | None:
@@ -783,11 +786,12 @@ def _fit(wins: Floats, count: Floats, first: Ints, second: Ints, n_bots: int) ->
 
     def log_likelihood(theta: Floats, bot_wins: Floats, pair_games: Floats) -> Floats:
         pairwise = np.logaddexp(theta[:, :, None], theta[:, None, :])
-        return (
+        value: Floats = (
             (bot_wins * theta).sum(axis=1)
             - 0.5 * (pair_games * pairwise).sum(axis=(1, 2))
             - PRIOR_DRAWS * np.logaddexp(theta, 0).sum(axis=1)
         )
+        return value
 
     theta = np.zeros((rows, n_bots))
     current = log_likelihood(theta, bot_wins, pair_games)
@@ -880,4 +884,5 @@ def _t_quantile(p: float, df: Floats) -> Floats:
         log_q = log_q + step
         if np.all(np.abs(step) < 1e-12):
             break
-    return np.exp(log_q)
+    result: Floats = np.exp(log_q)
+    return result

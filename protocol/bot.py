@@ -11,8 +11,9 @@
     run(First())
 
 ``run`` speaks the protocol on stdin/stdout: it answers the handshake, decodes each
-request into the game's typed view (``protocol.nimmt.View`` for 6 nimmt!), sends back
-what ``decide`` returns, and passes events on. Log to stderr, never to stdout.
+request into the game's typed view (``protocol.nimmt.View`` for 6 nimmt!; another
+game's after ``register_game``, else plain dicts), sends back what ``decide`` returns,
+and passes events on. Log to stderr, never to stdout.
 """
 
 from __future__ import annotations
@@ -36,8 +37,23 @@ from .messages import (
     encode,
 )
 
-TYPES: dict[str, tuple[Any, Any]] = {nimmt.GAME: (nimmt.View, nimmt.Event), sixes.GAME: (sixes.View, sixes.Event)}
-"""The typed view and event union of each game the SDK knows."""
+_TYPES: dict[str, tuple[Any, Any]] = {}
+
+
+def register_game(name: str, view: Any, event: Any) -> None:
+    """Decode game ``name``'s requests into ``view`` and its events into ``event`` (msgspec
+    types: a Struct, a tagged union of Structs). A game never registered is decoded
+    untyped: views and events arrive as dicts and lists."""
+    _TYPES[name] = (view, event)
+
+
+def game_types(name: str) -> tuple[Any, Any]:
+    """The view and event types ``run`` decodes game ``name`` with (``Any`` if unregistered)."""
+    return _TYPES.get(name, (Any, Any))
+
+
+register_game(nimmt.GAME, nimmt.View, nimmt.Event)
+register_game(sixes.GAME, sixes.View, sixes.Event)
 
 
 class Bot:
@@ -66,7 +82,7 @@ class Bot:
 
 
 def _decoder(game: str | None) -> msgspec.json.Decoder[Any]:
-    view, event = TYPES.get(game or "", (Any, Any))
+    view, event = game_types(game or "")
     return msgspec.json.Decoder(
         Hello | NewGame | Request[view] | Events[event] | GameOver | Bye  # type: ignore[valid-type]
     )

@@ -99,7 +99,7 @@ class Bye(msgspec.Struct, tag="bye", frozen=True):
     """The session is over; the bot should exit."""
 
 
-ToBot = Hello | NewGame | Request | Events | GameOver | Bye
+ToBot = Hello | NewGame | Request[Any] | Events[Any] | GameOver | Bye
 
 
 # --- bot -> referee -------------------------------------------------------------------

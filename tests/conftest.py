@@ -107,7 +107,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def docker_sandbox() -> object:
+def docker_sandbox() -> Iterator[object]:
     """A Docker sandbox on the real engine, or a failure saying plainly why there is none."""
     from arena.sandbox import images
     from arena.sandbox.docker import DockerSandbox
@@ -119,7 +119,10 @@ def docker_sandbox() -> object:
         pytest.fail(
             f"Docker tests need an engine and the base image (./setup.sh; ARENA_NO_DOCKER=1 leaves them out): {exc}"
         )
-    return DockerSandbox(client=client)
+    try:
+        yield DockerSandbox(client=client)
+    finally:
+        client.close()
 
 
 CHROMIUM = "/usr/bin/chromium"
@@ -164,8 +167,9 @@ def browser() -> Iterator[Any]:
 
 
 @contextmanager
-def serving(db: Path) -> Iterator[str]:
-    """``arena serve`` on a free loopback port for ``db``; yields its base URL."""
+def serving(db: Path, preexec_fn: Callable[[], None] | None = None) -> Iterator[str]:
+    """``arena serve`` on a free loopback port for ``db`` (run through ``preexec_fn``,
+    e.g. as another user); yields its base URL once it answers."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -175,6 +179,7 @@ def serving(db: Path) -> Iterator[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=preexec_fn,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -195,6 +200,9 @@ def serving(db: Path) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

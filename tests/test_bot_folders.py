@@ -298,7 +298,9 @@ def test_adding_a_big_folder_keeps_memory_flat(tmp_path: Path) -> None:
     )
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    assert proc.stderr is not None
+    with proc.stderr:
+        assert proc.returncode == 0, proc.stderr.read()
     peak_mb = usage.ru_maxrss / 1024
     print(f"arena bot add, 200 MB folder: peak RSS {peak_mb:.1f} MB")
     assert peak_mb < 100

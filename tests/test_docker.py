@@ -24,7 +24,8 @@ import pytest
 import trio
 
 from arena.bots import content_hash, load_bot
-from arena.referee import GameSpec, MatchSpec, TimeLimits, play_match
+from arena.match import GameSpec, MatchSpec, TimeLimits
+from arena.referee import play_match
 from arena.replay import DecisionLine, EventsLine
 from arena.sandbox import images
 from arena.sandbox.docker import LABEL, OWNER, UID_RANGE, DockerSandbox

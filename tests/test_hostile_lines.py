@@ -9,7 +9,6 @@ the decoding and judging of a line, and the peak memory of ``arena play`` under 
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -24,23 +23,15 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena import referee
 from arena.bots import Bot, load_bot
-from arena.referee import (
-    MatchResult,
-    MatchSpec,
-    Observer,
-    TimeLimits,
-    _Ask,
-    _Player,
-    _Referee,
-    is_legal,
-    play_match,
-    single_game,
-)
+from arena.match import MatchResult, MatchSpec, TimeLimits
+from arena.referee import Observer, play_match, single_game
 from arena.replay import DroppedLine, FaultLine, verify
-from arena.sandbox.framing import EndOfStream, LineBuffer, LineTooLong
-from arena.sandbox.inbox import LINE_BUDGET, Flooded, Inbox, Received
+from arena.sandbox.framing import EndOfStream, LineTooLong, PipeLines
+from arena.sandbox.inbox import LINE_BUDGET, Flooded, Inbox
 from arena.sandbox.local import LocalSandbox
+from arena.session import Answered, Dropped, Faulted, Pending, Verdict, is_legal, judge
 from protocol.messages import MAX_DEPTH, MAX_LINE_BYTES, Answer, HelloReply, decode_from_bot, nesting_depth
 
 from .conftest import SAMPLES, MakeBot
@@ -195,17 +186,16 @@ async def test_a_hostile_line_is_the_attackers_fault_only(
 
 
 class CountingLines:
-    """Counts the lines the referee handles (every one goes through ``_handle``)."""
+    """Counts the lines the referee judges (every line read goes through ``judge``)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        handle = _Referee._handle
 
-        async def counted(referee: _Referee, *args: Any) -> Any:
+        def counted(line: Any, pending: Pending | None) -> Verdict:
             self.count += 1
-            return await handle(referee, *args)
+            return judge(line, pending)
 
-        monkeypatch.setattr(_Referee, "_handle", counted)
+        monkeypatch.setattr(referee, "judge", counted)
 
 
 STALE = b'{"type":"answer","id":0,"answer":1}\n'
@@ -345,9 +335,9 @@ class PipeEnd:
     """The reading end of a pipe, as the inbox sees a bot."""
 
     def __init__(self) -> None:
-        self.output_fd, self.write_fd = os.pipe()
-        os.set_blocking(self.output_fd, False)
-        self.lines = LineBuffer(MAX_LINE_BYTES)
+        read_fd, self.write_fd = os.pipe()
+        self.stream = trio.lowlevel.FdStream(read_fd)
+        self.output = PipeLines(self.stream, MAX_LINE_BYTES)
 
     def write(self, data: bytes) -> None:
         os.write(self.write_fd, data)
@@ -356,11 +346,11 @@ class PipeEnd:
         return 0.0
 
     def close(self) -> None:
-        for fd in (self.output_fd, self.write_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self.stream.close()
+        try:
+            os.close(self.write_fd)
+        except OSError:
+            pass
 
 
 async def quiet(inbox: Inbox) -> bool:
@@ -497,65 +487,32 @@ def test_valid_lines_within_the_depth_cap_decode_as_before(value: Any) -> None:
     assert decode_from_bot(line) == Answer(3, msgspec.json.decode(line)["answer"])
 
 
-class FakeProcess:
-    """What ``_handle`` may ask of a bot's process."""
-
-    def __init__(self) -> None:
-        self.lines = LineBuffer(MAX_LINE_BYTES)
-
-    def stderr_tail(self, limit: int = 2000) -> str:
-        return "some stderr"
-
-    async def gone_reason(self) -> str:
-        return "exited with code 1"
-
-
-@functools.cache
-def _referee() -> _Referee:
-    bot = load_bot(RANDOM)
-    return _Referee(MatchSpec("nimmt", {}, [bot, bot], single_game([bot, bot], 1)), LocalSandbox(), Observer(), None)
-
-
 @FUZZ
 @given(
     hostile_lines(),
-    st.sampled_from(["line", "too long", "flooded", "end"]),
+    st.sampled_from(["line", "too long", "flooded"]),
     st.booleans(),
     st.sampled_from([[1, 2, 3], [[1, 2], [1, 3]], ["6o", "pass"]]),
 )
-def test_the_referee_handles_any_line_as_the_bots_doing(line: bytes, how: str, pending: bool, legal: list[Any]) -> None:
-    """Whatever arrives, ``_handle`` returns a verdict: an answer or a fault with the
-    line as evidence when a request is pending, a logged drop otherwise."""
-    referee = _referee()
-    player = _Player(0, referee.spec.bots[0])
-    player.process = FakeProcess()  # type: ignore[assignment]
-    error = {
-        "line": None,
+def test_any_line_is_judged_as_the_bots_doing(line: bytes, how: str, pending: bool, legal: list[Any]) -> None:
+    """Whatever arrives, ``judge`` returns a verdict: an answer, or a fault with the line
+    as evidence, when a request is pending; a drop with the line otherwise."""
+    framed: bytes | LineTooLong | Flooded = {
+        "line": line,
         "too long": LineTooLong(MAX_LINE_BYTES, line[:200]),
         "flooded": Flooded(LINE_BUDGET, line),
-        "end": EndOfStream(line[:200]),
     }[how]
-    received = Received(0, line if error is None else None, error, 0.0, 0.0)
-    ask = _Ask(0, 0, 1, legal, 0.0, 1.0) if pending else None
-    replay: list[Any] = []
-
-    async def handle() -> tuple[bool, Any, Any]:
-        return await referee._handle(player, ask, received, {0: 0}, "play", replay)
-
-    settles, answer, fault = trio.run(handle)
-    evidence = (line[:200] if how in ("too long", "end") else line)[:500].decode("utf-8", "replace")
-    if how == "end":
-        assert settles and fault.kind == "crash" and fault.line == (evidence or None), "the end of output is a crash"
-    elif not pending:
-        assert not settles and fault is None and answer is None
-        assert [type(r).__name__ for r in replay] == ["DroppedLine"], "a line nobody asked for is logged"
-    elif fault is not None:
-        assert settles and answer is None and fault.line == evidence
-        assert fault.kind == "malformed" or (fault.kind == "illegal" and how == "line")
-    elif settles:
-        assert how == "line" and is_legal(answer, legal)
+    verdict = judge(framed, Pending(1, "play", legal) if pending else None)
+    evidence = line[:200] if how == "too long" else line
+    if not pending:
+        assert isinstance(verdict, Dropped) and verdict.line == evidence and "no request was pending" in verdict.reason
+    elif isinstance(verdict, Faulted):
+        assert verdict.line == evidence
+        assert verdict.kind == "malformed" or (verdict.kind == "illegal" and how == "line")
+    elif isinstance(verdict, Answered):
+        assert how == "line" and is_legal(verdict.answer, legal)
     else:
-        assert how == "line" and len(replay) == 1, "a stale answer or a hello is logged as dropped"
+        assert how == "line" and verdict.cause in ("stale id", "not an answer"), "a stale answer or a hello is dropped"
 
 
 # --- memory --------------------------------------------------------------------------

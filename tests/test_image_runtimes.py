@@ -79,23 +79,26 @@ def test_extra_runtimes_are_a_layer_of_their_own_in_the_bases_identity(docker_sa
     """setup.sh adds Ruby (`arena image build --with ruby`): a layer over the root file
     system, which stays as it was, and the base (hence every bot image) is made on it."""
     client = images.connect()
-    assert "ruby" in images.image_packages(client), "setup.sh builds the base --with ruby"
-    rootfs = client.images.get(images.ROOTFS_IMAGE)
-    extras = client.images.get(f"{images.ROOTFS_REPOSITORY}:{images.CURRENT_TAG}")
-    assert extras.id != rootfs.id
-    history = [layer["Id"] for layer in extras.history()]
-    assert rootfs.id in history, "a layer on the root file system, not a new one"
-    assert images.base_tag(client) == f"{images.BASE_REPOSITORY}:sdk-{images.sdk_hash(extras.id)[:12]}"
-    assert images.sdk_hash(extras.id) != images.sdk_hash(rootfs.id), "other runtimes, another base"
-    for image in (extras, client.images.get(images.base_tag(client))):
-        owner = {key for key in image.labels if key.startswith(("sixarena.owner", "sixarena.started"))}
-        assert owner == set(), "no owner passed on to every container (another arena would remove them as stale)"
-    packages = images.image_packages(client)
-    again = arena("image", "build")
-    assert again.returncode == 0 and "keeping the extra packages" in again.stdout, again.stdout + again.stderr
-    added = arena("image", "build", "--with", "+ruby")
-    assert added.returncode == 0 and "is already built" in added.stdout, added.stdout + added.stderr
-    assert images.image_packages(client) == packages, "kept as they were, nothing rebuilt"
+    try:
+        assert "ruby" in images.image_packages(client), "setup.sh builds the base --with ruby"
+        rootfs = client.images.get(images.ROOTFS_IMAGE)
+        extras = client.images.get(f"{images.ROOTFS_REPOSITORY}:{images.CURRENT_TAG}")
+        assert extras.id != rootfs.id
+        history = [layer["Id"] for layer in extras.history()]
+        assert rootfs.id in history, "a layer on the root file system, not a new one"
+        assert images.base_tag(client) == f"{images.BASE_REPOSITORY}:sdk-{images.sdk_hash(extras.id)[:12]}"
+        assert images.sdk_hash(extras.id) != images.sdk_hash(rootfs.id), "other runtimes, another base"
+        for image in (extras, client.images.get(images.base_tag(client))):
+            owner = {key for key in image.labels if key.startswith(("sixarena.owner", "sixarena.started"))}
+            assert owner == set(), "no owner passed on to every container (another arena would remove them as stale)"
+        packages = images.image_packages(client)
+        again = arena("image", "build")
+        assert again.returncode == 0 and "keeping the extra packages" in again.stdout, again.stdout + again.stderr
+        added = arena("image", "build", "--with", "+ruby")
+        assert added.returncode == 0 and "is already built" in added.stdout, added.stdout + added.stderr
+        assert images.image_packages(client) == packages, "kept as they were, nothing rebuilt"
+    finally:
+        client.close()
 
 
 @pytest.mark.docker
@@ -108,7 +111,11 @@ def test_a_bot_needing_a_package_the_base_lacks_names_the_command_that_adds_it(m
     result = arena("bot", "build", str(folder))
     assert result.returncode == 2 and "Traceback" not in result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
-    wanted = ",".join(sorted({*images.image_packages(images.connect()), "lua5.4"}))
+    client = images.connect()
+    try:
+        wanted = ",".join(sorted({*images.image_packages(client), "lua5.4"}))
+    finally:
+        client.close()
     assert f"the base image has no lua5.4 (`packages` in bot.toml): run `arena image build --with {wanted}`" in line
 
 

@@ -39,6 +39,7 @@ def code_without_docs(path: Path) -> str:
 def test_the_referee_and_the_layers_under_it_name_no_game() -> None:
     for module in [
         "arena/referee.py",
+        "arena/match.py",
         "arena/tournament.py",
         "arena/schedule.py",
         *map(str, Path("arena/sandbox").glob("*.py")),
@@ -69,3 +70,17 @@ def test_only_the_store_writes_sql() -> None:
         code = code_without_docs(path)
         assert not re.search(r"\b(INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b", code), f"{path} writes SQL"
         assert "import sqlite3" not in code, f"{path} talks to SQLite itself"
+
+
+def test_reading_the_catalog_loads_no_heavy_layer() -> None:
+    """Every command asks the catalog; its optional parts load only when asked for."""
+    import subprocess
+    import sys
+
+    heavy = ("trio", "docker", "starlette", "jinja2", "hypercorn", "numpy", "rich", "arena.render", "arena.botcheck")
+    code = (
+        "import sys, arena.catalog as c; c.get_game('nimmt').default_settings(); c.games();"
+        f" print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]", result.stdout

@@ -24,7 +24,7 @@ import pytest
 from arena.folder import copy_folder
 from arena.store import LEASE_TIMEOUT, MIGRATIONS, SCHEMA_VERSION, Store, StoreError, version_key
 
-from .conftest import SAMPLES, one_clean_line
+from .conftest import SAMPLES, one_clean_line, serving
 
 ARENA = str(Path(sys.executable).parent / "arena")
 BOTS = [str(SAMPLES / name) for name in ("heuristic", "random", "lowest")]
@@ -326,9 +326,9 @@ def test_a_lease_is_taken_over_only_from_a_dead_or_silent_arena(tmp_path: Path) 
         finally:
             alive.kill()
             alive.wait()
-        from arena.store import GameRecord
+        from arena.store import FinishedGame
 
-        record = GameRecord(t.id, 0, 0, 0, 1, "nimmt", "standard", 1, 1.0, "now", [], b"{}")
+        record = FinishedGame(t.id, 0, 0, 0, 1, "nimmt", "standard", 1, 1.0, "now", [], b"{}")
         with pytest.raises(StoreError, match="taken over"):
             mine.save_game(record)  # the run that lost its lease stores nothing more
         assert mine.count_games() == 0
@@ -424,48 +424,11 @@ def read_everything(db: Path, user: int | None) -> None:
         assert "Traceback" not in result.stderr
     board = arena("leaderboard", "--db", db, "--format", "json", user=user)
     assert len(json.loads(board.stdout)["nimmt/standard,end_score=30"]) == 3
-    with serving_as(db, user) as url:
+    with serving(db, preexec_fn=None if user is None else as_user(user)) as url:
         boards = json.loads(urllib.request.urlopen(f"{url}/api/leaderboard", timeout=30).read())["boards"]
         assert boards and boards[0]["rows"], boards
         game = json.loads(urllib.request.urlopen(f"{url}/api/games/1/frames", timeout=30).read())
         assert game
-
-
-def serving_as(db: Path, user: int | None) -> Any:
-    from contextlib import contextmanager
-
-    @contextmanager
-    def serve() -> Iterator[str]:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        proc = subprocess.Popen(
-            [ARENA, "serve", "--db", str(db), "--port", str(port)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            preexec_fn=None if user is None else as_user(user),
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    health = json.loads(urllib.request.urlopen(url + "/api/health", timeout=1).read())
-                    break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(
-                            f"arena serve did not come up: {proc.stdout and proc.stdout.read()}"
-                        ) from None
-                    time.sleep(0.1)
-            assert health["ready"] is True, health
-            yield url
-        finally:
-            proc.terminate()
-            proc.wait(timeout=20)
-
-    return serve()
 
 
 def test_reading_as_a_user_who_may_not_write(league: Path, folders: Callable[[str], Path]) -> None:

@@ -22,7 +22,8 @@ import trio
 
 from arena import replay
 from arena.bots import Bot, load_bot
-from arena.referee import MAX_RESTARTS, GameResult, GameSpec, MatchError, MatchSpec, TimeLimits, play_match
+from arena.match import GameResult, GameSpec, MatchSpec, TimeLimits
+from arena.referee import MAX_RESTARTS, MatchError, play_match
 from arena.replay import End, FaultLine, Header
 from arena.sandbox.local import LocalSandbox
 from arena.store import Store, StoredBot

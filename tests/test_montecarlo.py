@@ -14,7 +14,8 @@ import pytest
 
 from arena.bots import Bot, load_bot
 from arena.games import nimmt
-from arena.referee import GameSpec, MatchResult, MatchSpec, TimeLimits, play_match
+from arena.match import GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.referee import play_match
 from arena.replay import DecisionLine, End, FaultLine, verify
 from arena.sandbox.local import LocalSandbox
 from protocol.messages import Hello, Limits, NewGame

@@ -30,8 +30,7 @@ LOWEST = SAMPLES / "lowest"
 
 
 def state_with(rows: list[tuple[int, ...]], hands: list[tuple[int, ...]], **settings: Any) -> nimmt.State:
-    """A state at turn 1 of round 1 with these rows and hands (``fast`` left at 0, so
-    ``apply`` takes its general path)."""
+    """A state at turn 1 of round 1 with these rows and hands."""
     players = len(hands)
     s = nimmt.parse_settings(settings, players)
     zero = (0,) * players
@@ -595,39 +594,21 @@ def test_variants_play_to_end_score(variant: str) -> None:
         resimulate({"variant": variant}, players, seed, start_events, steps)
 
 
-@pytest.mark.parametrize("raw", [{}, {"variant": "tactical"}, {"keep_rows": True}, {"rounds": 2, "end_score": 1}])
-def test_the_fast_path_and_the_general_path_agree(raw: dict[str, Any]) -> None:
-    """``apply`` writes the standard turn out for speed; ``_apply_any`` handles every
-    setting. Forcing the general path (``fast=0``) must change nothing."""
-    for players, seed in ((2, 1), (4, 2), (10, 3)):
-        if raw.get("keep_rows") and players > 8:
-            continue
-        settings = nimmt.parse_settings(raw, players)
-        rng = random.Random(seed)
-        fast, _ = nimmt.start(settings, players, seed)
-        slow = msgspec.structs.replace(fast, fast=0)
-        used_fast = 0
-        while (d := nimmt.decision(fast)) is not None:
-            assert nimmt.decision(slow) == d
-            for seat in d.seats:
-                assert nimmt.legal(slow, seat) == nimmt.legal(fast, seat)
-            answers = {s: rng.choice(nimmt.legal(fast, s)) for s in d.seats}
-            used_fast += fast.fast != 0
-            fast, fast_events = nimmt.apply(fast, answers)
-            slow, slow_events = nimmt.apply(slow, answers)
-            assert fast_events == slow_events
-            assert msgspec.structs.replace(slow, fast=fast.fast) == fast
-            slow = msgspec.structs.replace(slow, fast=0)
-        assert nimmt.outcome(fast) == nimmt.outcome(slow)
-        assert used_fast, "the standard game takes the fast path"
-
-
-def test_variants_never_take_the_fast_path() -> None:
-    for raw, players in COMBINATIONS:
-        settings = nimmt.parse_settings(raw, players)
-        state, _ = nimmt.start(settings, players, 0)
-        plain = raw["variant"] in ("standard", "tactical") and raw["cards_per_turn"] == 1 and not raw.get("shedding")
-        assert (state.fast == 1) == plain, raw
+def test_what_the_settings_decide_is_worked_out_once_per_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every turn goes through one ``apply``; what its settings decide comes from a
+    record derived once per game (``Settings.turn_rules``), and a state carries none of it."""
+    made: list[dict[str, Any]] = []
+    make = nimmt.TurnRules
+    monkeypatch.setattr(nimmt, "TurnRules", lambda **rules: made.append(rules) or make(**rules))
+    games = COMBINATIONS[::6]
+    turns = 0
+    for raw, players in games:
+        _, steps, _ = random_game(raw, players, 5)
+        turns += sum(kind != "draft" for kind, *_ in steps)
+    assert len(made) == len(games) < turns / 10, "once per game, not once per turn"
+    for rule in ("professional", "shedding", "read_plays"):
+        assert len({rules[rule] for rules in made}) == 2, rule
+    assert not {"fast", "turn_rules"} & set(nimmt.State.__struct_fields__)
 
 
 # --- what a seat sees ---------------------------------------------------------------------------

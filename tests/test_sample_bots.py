@@ -18,7 +18,8 @@ import pytest
 import trio
 
 from arena.bots import load_bot
-from arena.referee import GameResult, GameSpec, MatchSpec, TimeLimits, play_match
+from arena.match import GameResult, GameSpec, MatchSpec, TimeLimits
+from arena.referee import play_match
 from arena.replay import End, FaultLine, verify
 from arena.sandbox.base import Sandbox, StartError
 from arena.sandbox.local import READY_MARKER, LocalSandbox, prepared_dir

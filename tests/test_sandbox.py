@@ -261,7 +261,8 @@ print("survived", flush=True)
 async def test_the_javascript_sample_survives_a_long_burst_of_requests() -> None:
     """Item 7b: Node.js reserves about 1 GB of address space; under an address-space cap
     the sample died with std::bad_alloc after a burst of requests."""
-    from arena.referee import GameSpec, MatchSpec, play_match
+    from arena.match import GameSpec, MatchSpec
+    from arena.referee import play_match
 
     js = load_bot(SAMPLES / "greedy-js")
     spec = MatchSpec("nimmt", {}, [js] * 4, [GameSpec(seed, [0, 1, 2, 3]) for seed in range(40)], fair_time=False)

@@ -17,14 +17,16 @@ from rich.console import Console
 
 from arena import replay
 from arena.bots import load_bot
-from arena.games import IllegalAnswer, SettingsError, get_game
+from arena.catalog import get_game
+from arena.games import IllegalAnswer, SettingsError
 from arena.games import sixes as rules
 from arena.games.sixes import Settings, State
-from arena.referee import GameSpec, MatchResult, MatchSpec, TimeLimits, play_match
+from arena.match import GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.referee import play_match
 from arena.render import sixes as render
 from arena.sandbox.local import LocalSandbox
 from arena.simulate import play_game, random_policy
-from protocol.bot import TYPES
+from protocol.bot import game_types
 from protocol.messages import Request
 from protocol.sixes import DECK, RANKS, Deal, GameEnd, Pass, Play, RoundEnd, RoundStart, View
 
@@ -184,7 +186,7 @@ def test_ties_share_the_place() -> None:
 
 def test_max_rounds_ends_a_game_nobody_runs_out_of() -> None:
     settings = rules.parse_settings({"max_rounds": 2, "chips": 100}, 3)
-    final, outcome = play_game(get_game("sixes"), settings, 3, 5, [random_policy(random.Random(5))] * 3)
+    final, outcome = play_game(get_game("sixes").rules, settings, 3, 5, [random_policy(random.Random(5))] * 3)
     assert outcome.rounds == 2 and final.round == 2 and min(final.chips) > 0
     assert sum(outcome.scores) == 300 and outcome.ranks == [1 + sum(o > c for o in final.chips) for c in final.chips]
 
@@ -238,7 +240,7 @@ def check_moment(s: State, start_total: int) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 8])
 def test_invariants_over_seeded_random_games(players: int) -> None:
-    game = get_game("sixes")
+    game = get_game("sixes").rules
     settings = rules.parse_settings({"chips": 4, "max_rounds": 6}, players)
     for seed in range(6):
         rng = random.Random(seed)
@@ -288,7 +290,7 @@ def test_a_view_holds_only_its_own_hand() -> None:
 def test_the_sdk_decodes_a_sixes_request() -> None:
     s, _ = rules.start(Settings(), 2, 1)
     line = msgspec.json.encode(Request(1, "play", rules.view(s, s.to_move), rules.legal(s, s.to_move), 1000, 0))
-    view_type, _ = TYPES["sixes"]
+    view_type, _ = game_types("sixes")
     decoded = msgspec.json.decode(line, type=Request[view_type])  # type: ignore[valid-type]
     assert isinstance(decoded.view, View) and decoded.view == rules.view(s, s.to_move)
     assert decoded.legal == ["6o"]

@@ -141,7 +141,7 @@ def test_tournament_stores_every_game_and_rates(tmp_path: Path, make_bot: MakeBo
         tournament = store.get_tournament("cup")
         assert tournament is not None and tournament.status == "finished"
         assert store.count_games(tournament.id) == 6, "1 table x 2 deals x 3 rotations"
-        for row in store.games("cup"):
+        for row in store.find_games(tournament.id):
             lines = replay.loads(store.replay(row.id))
             assert list(replay.verify(lines)), "every stored replay re-simulates"
     board = arena("leaderboard", "--db", str(db), "--format", "json")

@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.store import Store
+from arena.store import Store, StoredGame
 from leaderboard.board import interval_text, leaderboard
 
 from .conftest import SAMPLES, serving
@@ -106,6 +106,13 @@ def tournament_args(db: Path, name: str, *bots: str | Path, deals: int = 2, extr
         name,
         *extra,
     ]
+
+
+def games_of(store: Store, tournament: str, limit: int, offset: int = 0) -> list[StoredGame]:
+    """A page of the tournament's stored games, oldest first, as the store reads them."""
+    found = store.get_tournament(tournament)
+    assert found is not None
+    return store.find_games(found.id, limit=limit, offset=offset)
 
 
 _SHARED: dict[str, Path] = {}
@@ -233,9 +240,9 @@ def test_tournaments(site: str, web_db: Path) -> None:
     assert cup["config"]["bots"][3] == "faulty:0.1"
     with Store(web_db) as store:
         assert cup["standings"]["rows"] == builtins(leaderboard(store, "nimmt", NIMMT, "cup"))
-        newest = store.games("cup", limit=100)[::-1][:20]
+        newest = games_of(store, "cup", limit=100)[::-1][:20]
     assert [g["id"] for g in cup["games"]] == [g.id for g in newest]
-    assert [s["bot"] for s in cup["games"][0]["seats"]] == newest[0].bots
+    assert cup["games"][0]["seats"] == msgspec.to_builtins(newest[0].seats)
     assert api(f"{site}/api/tournaments/sixcup")["games_done"] == 4
 
 
@@ -268,14 +275,13 @@ def test_bots(site: str, web_db: Path) -> None:
 def test_games(site: str, web_db: Path) -> None:
     page = api(f"{site}/api/games?tournament=cup&limit=5&offset=2")
     with Store(web_db) as store:
-        stored = store.games("cup", limit=5, offset=2)
+        stored = games_of(store, "cup", limit=5, offset=2)
         replay = store.replay(stored[0].id)
     assert page["total"] == 24 and page["order"] == "asc"
     assert [g["id"] for g in page["games"]] == [g.id for g in stored]
     first = page["games"][0]
-    assert [s["bot"] for s in first["seats"]] == stored[0].bots
-    assert [s["score"] for s in first["seats"]] == stored[0].scores
-    assert [s["rank"] for s in first["seats"]] == stored[0].ranks
+    assert first == msgspec.to_builtins(stored[0])
+    assert [s["bot"] for s in first["seats"]] == [s.bot for s in stored[0].seats]
     one = api(f"{site}/api/games/{stored[0].id}")
     assert one["seats"] == first["seats"] and one["tournament"] == "cup"
     status, kind, body = fetch(f"{site}/api/games/{stored[0].id}/replay")
@@ -308,7 +314,7 @@ def page(url: str) -> str:
 def test_html_pages_show_the_values(site: str, web_db: Path) -> None:
     with Store(web_db) as store:
         board = leaderboard(store, "nimmt", NIMMT)
-        game = store.games("cup", limit=1)[0]
+        game = games_of(store, "cup", limit=1)[0]
     html = page(f"{site}/leaderboard?game=nimmt&variant={urllib.parse.quote(NIMMT)}")
     for row in board:
         assert row.bot in html and f">{row.elo:.0f}<" in html and interval_text(row) in html
@@ -324,8 +330,8 @@ def test_html_pages_show_the_values(site: str, web_db: Path) -> None:
     shown = page(f"{site}/games/{game.id}")
     assert f'<div id="replay-viewer" data-frames-url="/api/games/{game.id}/frames"></div>' in shown
     assert '<link rel="stylesheet" href="/static/viewer.css">' in shown and "/static/viewer.js" in shown
-    for bot_ref, score in zip(game.bots, game.scores, strict=True):
-        assert bot_ref in shown and f'<td class="num">{score}</td>' in shown
+    for seat in game.seats:
+        assert seat.bot in shown and f'<td class="num">{seat.score}</td>' in shown
     assert "faulty:0.1" in page(f"{site}/bots") and "sixcup" in page(f"{site}/tournaments")
     assert "#" + str(game.id) in page(f"{site}/games?tournament=cup&order=asc")
     for asset in ("/static/site.css", "/static/site.js"):
@@ -560,6 +566,9 @@ def test_serving_beside_a_running_tournament(work: Path) -> None:
         finally:
             if proc.poll() is None:
                 proc.kill()
+                proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
         final = api(f"{url}/api/tournaments/live")
     assert final["status"] == "finished" and final["games_done"] == final["games_planned"] == 9
     assert seen == sorted(seen), "the count never goes back"

@@ -222,7 +222,7 @@ def test_the_game_page_replays_a_stored_game(browser: Any, site: str, web_db: Pa
     from .test_viewer_browser import DRAWN, go_to, open_page
 
     with Store(web_db) as store:
-        game_id = next(row.id for row in store.games(limit=50) if row.game == "nimmt")
+        game_id = next(row.id for row in store.find_games(limit=50) if row.game == "nimmt")
         lines = replay.loads(store.replay(game_id), f"game {game_id}")
     data = viewer.frames(lines)
     ends, last = [], -1

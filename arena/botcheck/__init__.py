@@ -23,28 +23,16 @@ from typing import Any
 import msgspec
 import trio
 
-from protocol.messages import (
-    MAX_LINE_BYTES,
-    PROTOCOL_VERSION,
-    Answer,
-    Bye,
-    Events,
-    GameOver,
-    Hello,
-    HelloReply,
-    Limits,
-    NewGame,
-    Request,
-    decode_from_bot,
-    encode,
-)
+from protocol.messages import MAX_LINE_BYTES, PROTOCOL_VERSION, Bye, GameOver, Hello, Limits, NewGame, encode
 
 from ..bots import Bot
-from ..games import GAMES, SettingsError, get_game
-from ..referee import is_legal
+from ..catalog import games as known_games
+from ..catalog import get_game
+from ..games import SettingsError
 from ..sandbox.base import BotGone, BotProcess, Sandbox, StartError
 from ..sandbox.framing import LineTooLong
 from ..sandbox.images import ImageError
+from ..session import Answered, Dropped, Faulted, Outbox, Pending, exchange, greet, is_legal, judge, seen_by
 
 Opening = Callable[[Any, int], tuple[Any, list[Any]]]
 """``(settings, players) -> (state, events)``: where a game starts."""
@@ -125,20 +113,19 @@ class Refused(Exception):
 
 
 def scenarios_for(game: str) -> list[Scenario]:
-    from . import nimmt, sixes
-
-    return {"nimmt": nimmt.scenarios, "sixes": sixes.scenarios}[game]()
+    """The game's own battery (its record's ``scenarios``), else the generic one."""
+    return get_game(game).battery()
 
 
 def manifest_check(bot: Bot) -> Check:
     """The manifest loaded (``load_bot`` checked its fields); its games must exist."""
-    unknown = [g for g in bot.manifest.games if g not in GAMES]
+    unknown = [g for g in bot.manifest.games if g not in known_games()]
     if unknown or not bot.manifest.games:
         return Check(
             "manifest",
             False,
             f"bot.toml lists games {bot.manifest.games}",
-            expected=f"`games` with one or more of: {', '.join(GAMES)}",
+            expected=f"`games` with one or more of: {', '.join(known_games())}",
             fix=f"fix `games` in {bot.path / 'bot.toml'}" + (f" (unknown: {', '.join(unknown)})" if unknown else ""),
         )
     m = bot.manifest
@@ -214,12 +201,10 @@ class Checker:
         if problem is not None:
             self._report(Check("start", False, problem[0], fix=problem[1]))
             return False
-        prepare = getattr(self.sandbox, "prepare", None)
         error: Exception | None = None
         async with trio.open_nursery() as nursery:
             try:
-                if prepare is not None:
-                    await trio.to_thread.run_sync(prepare, self.bot, self.progress)
+                await trio.to_thread.run_sync(self.sandbox.prepare, self.bot, self.progress)
                 began = trio.current_time()
                 process = await self.sandbox.start(self.bot, nursery, self.limits.max_line)
                 ms = (trio.current_time() - began) * 1000
@@ -231,7 +216,7 @@ class Checker:
             detail, fix = problem or (str(error), "fix `run` or `build` in bot.toml, then check again")
             self._report(Check("start", False, detail, fix=fix))
             return False
-        isolation = getattr(self.sandbox, "isolation_for", lambda bot: self.sandbox.isolation)(self.bot)
+        isolation = self.sandbox.isolation_for(self.bot)
         self._report(Check("start", True, f"started in {ms:.0f} ms ({isolation})"))
         return True
 
@@ -269,7 +254,9 @@ def _covered(check: Check) -> str:
 
 
 class _Session:
-    """Speaks to one bot process as the referee would, for one scenario."""
+    """Speaks to one bot process as the referee would, for one scenario: the same
+    session (``arena.session``) under the strict policy, where the first mistake is a
+    ``Failed`` that stops the scenario."""
 
     def __init__(self, process: BotProcess, limits: Limits, check: Check, scenario: Scenario) -> None:
         self.process = process
@@ -278,10 +265,10 @@ class _Session:
         self.scenario = scenario
         self.ids = scenario.ids() if scenario.ids else iter(range(1, 1 << 62))
         self.rng = random.Random(scenario.name)
-        self.pending: list[Any] = []
+        self.outbox = Outbox()
 
     async def play(self, game_name: str) -> None:
-        game = get_game(game_name)
+        game = get_game(game_name).rules
         scenario = self.scenario
         settings = game.parse_settings(scenario.settings, scenario.players)
         hello = Hello(
@@ -293,18 +280,7 @@ class _Session:
             self.limits,
             games=len(scenario.games),
         )
-        reply, line = await self._ask(encode(hello), self.limits.startup_ms, "hello")
-        if not isinstance(reply, HelloReply):
-            raise Failed(
-                "the first answer must be the hello answer",
-                _text(encode(hello)),
-                _text(line),
-                expected='{"type":"hello","name":"...","version":"...","accept":true}',
-            )
-        if not reply.name.strip() or not reply.version.strip():
-            raise Failed("the hello answer needs a name and a version", got=_text(line))
-        if not reply.accept:
-            raise Refused(f"refused in its hello answer (settings {scenario.settings or 'default'}): not seated then")
+        await self._greet(hello)
         self.check.greeted = True
 
         for game_no, (seat, opening) in enumerate(scenario.games, 1):
@@ -312,8 +288,8 @@ class _Session:
                 state, events = game.start(settings, scenario.players, opening)
             else:
                 state, events = opening(settings, scenario.players)
-            self._observe(game, events, seat)
-            await self._send(NewGame(game_no, seat, scenario.players, scenario.settings))
+            self.outbox.queue(encode(NewGame(game_no, seat, scenario.players, scenario.settings)))
+            self.outbox.events(seen_by(game.observe, events, seat))
             while (decision := game.decision(state)) is not None:
                 answers = {}
                 for s in decision.seats:
@@ -322,110 +298,87 @@ class _Session:
                     else:
                         answers[s] = self.rng.choice(game.legal(state, s))
                 state, events = game.apply(state, answers)
-                self._observe(game, events, seat)
+                self.outbox.events(seen_by(game.observe, events, seat))
             outcome = game.outcome(state)
             assert outcome is not None
-            await self._send(GameOver(game_no, outcome.scores, outcome.ranks))
-        await self._send(Bye())
+            await self._send(encode(GameOver(game_no, outcome.scores, outcome.ranks)))
+        await self._send(encode(Bye()))
         await self._expect_exit()
 
-    def _observe(self, game: Any, events: list[Any], seat: int) -> None:
-        for event in events:
-            seen = game.observe(event, seat)
-            if seen is not None:
-                self.pending.append(seen)
+    async def _greet(self, hello: Hello) -> None:
+        """The hello exchange: any mistake fails; a refusal skips the scenario."""
+        sent = _text(encode(hello))
+        began = trio.current_time()
+        greeting = await greet(self.process, hello, began + self.limits.startup_ms / 1000)
+        if not isinstance(greeting, Faulted) or greeting.cause in ("undecodable", "not a hello"):
+            self.check.hello_ms = (trio.current_time() - began) * 1000
+        if isinstance(greeting, Faulted) and greeting.cause == "not a hello":
+            raise Failed(
+                "the first answer must be the hello answer",
+                sent,
+                _text(greeting.line or b""),
+                expected='{"type":"hello","name":"...","version":"...","accept":true}',
+            )
+        if isinstance(greeting, Faulted):
+            raise _failure(greeting, "hello", _short(sent), self.limits.startup_ms)
+        if not greeting.reply.name.strip() or not greeting.reply.version.strip():
+            raise Failed("the hello answer needs a name and a version", got=_text(greeting.line))
+        if not greeting.reply.accept:
+            settings = self.scenario.settings or "default"
+            raise Refused(f"refused in its hello answer (settings {settings}): not seated then")
 
-    def _with_events(self, message: msgspec.Struct) -> bytes:
-        """``message`` preceded by the events since the last one, as the referee sends them."""
-        data = encode(message)
-        if self.pending:
-            data = encode(Events(self.pending)) + data
-            self.pending = []
-        return data
-
-    async def _send(self, message: msgspec.Struct) -> None:
-        data = self._with_events(message)
+    async def _send(self, data: bytes) -> None:
+        """Send what is queued and ``data``, in one write, as the referee does."""
+        data = self.outbox.take(data)
         try:
             await self.process.send(data, self.limits.move_ms / 1000)
         except BotGone as exc:
             raise Failed(f"the bot is gone ({exc}) before this message", _text(data)) from None
 
     async def _request(self, game: Any, state: Any, seat: int, kind: str) -> Any:
-        legal = game.legal(state, seat)
-        request_id = next(self.ids)
-        request = Request(request_id, kind, game.view(state, seat), legal, self.limits.move_ms, self.limits.bank_ms)
-        reply, line = await self._ask(
-            self._with_events(request), self.limits.move_ms + self.limits.bank_ms, f"{kind} request"
-        )
-        sent = _short(_text(encode(request)))
-        expected = f'{{"type":"answer","id":{request_id},"answer":A}} with A one of {_short(_json(legal), 120)}'
-        if not isinstance(reply, Answer):
-            raise Failed(f"answered a {kind} request with a hello", sent, _text(line), expected)
-        if reply.id != request_id:
-            raise Failed(
-                f"answered id {reply.id} to request id {request_id}",
-                sent,
-                _text(line),
-                expected,
-                fix="copy the request's `id` into the answer: ids are not 1, 2, 3... in general",
-                key="id",
-            )
-        if not is_legal(reply.answer, legal):
-            fix, key = _illegal_fix(reply.answer, legal, kind)
-            raise Failed(f"illegal {kind} answer {_json(reply.answer)}", sent, _text(line), expected, fix, key)
-        ms = self.check.times_ms[-1]
-        if ms > self.limits.move_ms:
-            raise Failed(
-                f"answered in {ms:.0f} ms, over the move limit of {self.limits.move_ms} ms",
-                sent,
-                _text(line),
-                fix="think for less than the request's `move_ms` (overruns eat the game's time bank)",
-            )
-        self.check.kinds[kind] += 1
-        return reply.answer
-
-    async def _ask(self, data: bytes, timeout_ms: int, what: str) -> tuple[Any, bytes]:
-        """Send ``data``, read one line, decode it: every way that fails is a ``Failed``."""
-        sent = _short(_text(data.splitlines()[-1]))
+        pending = Pending(next(self.ids), kind, game.legal(state, seat))
+        request = pending.request(game.view(state, seat), self.limits.move_ms, self.limits.bank_ms)
+        timeout_ms = self.limits.move_ms + self.limits.bank_ms
+        sent = _short(_text(request))
         began = trio.current_time()
-        try:
-            await self.process.send(data, timeout_ms / 1000)
-            with trio.fail_after(timeout_ms / 1000):
-                line = await self.process.receive_line()
-        except trio.TooSlowError:
-            raise Failed(f"no answer to the {what} within {timeout_ms} ms", sent, fix=FLUSH_HINT) from None
-        except BotGone as exc:
-            by_hand = "run the bot by hand with this line on its stdin" if what == "hello" else "run the bot by hand"
-            raise Failed(
-                f"the bot exited ({exc}) instead of answering the {what}",
-                sent,
-                _text(self.process.lines.rest()),  # what it wrote without a newline, if anything
-                fix=f"{by_hand}; its stderr is below",
-                key=f"exited {exc} at the {'hello' if what == 'hello' else 'request'}",
-            ) from None
-        except LineTooLong as exc:
-            raise Failed(f"{exc}", sent, _text(exc.head) + "...", fix=STDOUT_HINT) from None
-        ms = (trio.current_time() - began) * 1000
-        if what == "hello":
-            self.check.hello_ms = ms
-        else:
-            self.check.times_ms.append(ms)
-        try:
-            return decode_from_bot(line), line
-        except msgspec.DecodeError as exc:
-            kind = "hello" if what == "hello" else "answer"
-            example = (
-                '{"type":"hello","name":"mybot","version":"1.0","accept":true}'
-                if kind == "hello"
-                else '{"type":"answer","id":7,"answer":42}'
-            )
-            raise Failed(
-                f"not a valid {kind} message: {exc}",
-                sent,
-                _text(line),
-                expected=f"one JSON object on one line, such as {example}",
-                fix=_decode_fix(str(exc), kind),
-            ) from None
+        got = await exchange(self.process, self.outbox.take(request), began + timeout_ms / 1000, timeout_ms / 1000)
+        if isinstance(got, bytes):
+            self.check.times_ms.append((trio.current_time() - began) * 1000)
+        verdict = got if isinstance(got, Faulted) else judge(got, pending)
+        legal = _short(_json(pending.legal), 120)
+        expected = f'{{"type":"answer","id":{pending.request_id},"answer":A}} with A one of {legal}'
+        match verdict:
+            case Answered(answer):
+                ms = self.check.times_ms[-1]
+                if ms > self.limits.move_ms:
+                    raise Failed(
+                        f"answered in {ms:.0f} ms, over the move limit of {self.limits.move_ms} ms",
+                        sent,
+                        _text(got if isinstance(got, bytes) else b""),
+                        fix="think for less than the request's `move_ms` (overruns eat the game's time bank)",
+                    )
+                self.check.kinds[kind] += 1
+                return answer
+            case Dropped(cause="not an answer"):
+                raise Failed(f"answered a {kind} request with a hello", sent, _text(verdict.line), expected)
+            case Dropped(cause="stale id"):
+                raise Failed(
+                    f"answered id {verdict.answer_id} to request id {pending.request_id}",
+                    sent,
+                    _text(verdict.line),
+                    expected,
+                    fix="copy the request's `id` into the answer: ids are not 1, 2, 3... in general",
+                    key="id",
+                )
+            case Faulted(cause="illegal"):
+                fix, key = _illegal_fix(verdict.answer, pending.legal, kind)
+                raise Failed(
+                    f"illegal {kind} answer {verdict.detail}", sent, _text(verdict.line or b""), expected, fix, key
+                )
+            case Faulted():
+                raise _failure(verdict, f"{kind} request", sent, timeout_ms)
+            case Dropped():
+                raise Failed(verdict.reason, sent, _text(verdict.line), expected)
 
     async def _expect_exit(self) -> None:
         """After ``bye`` the bot should exit by itself (the referee kills it otherwise)."""
@@ -444,6 +397,40 @@ class _Session:
             )
         if reason != "exited with code 0":
             raise Failed(f"after bye the bot {reason}", '{"type":"bye"}', fix="exit with status 0 after bye")
+
+
+def _failure(fault: Faulted, what: str, sent: str, timeout_ms: int) -> Failed:
+    """The strict policy's report of a fault in the exchange for ``what`` (``hello`` or
+    ``<kind> request``): silence, an exit, a line too long or not a message."""
+    got = _text(fault.line or b"")
+    if fault.cause == "timeout":
+        return Failed(f"no answer to the {what} within {timeout_ms} ms", sent, fix=FLUSH_HINT)
+    if fault.cause == "exited":
+        by_hand = "run the bot by hand with this line on its stdin" if what == "hello" else "run the bot by hand"
+        return Failed(
+            f"the bot exited ({fault.detail}) instead of answering the {what}",
+            sent,
+            got,  # what it wrote without a newline, if anything
+            fix=f"{by_hand}; its stderr is below",
+            key=f"exited {fault.detail} at the {'hello' if what == 'hello' else 'request'}",
+        )
+    if fault.cause == "too long":
+        return Failed(fault.detail, sent, got + "...", fix=STDOUT_HINT)
+    if fault.cause == "undecodable":
+        kind = "hello" if what == "hello" else "answer"
+        example = (
+            '{"type":"hello","name":"mybot","version":"1.0","accept":true}'
+            if kind == "hello"
+            else '{"type":"answer","id":7,"answer":42}'
+        )
+        return Failed(
+            f"not a valid {kind} message: {fault.detail}",
+            sent,
+            got,
+            expected=f"one JSON object on one line, such as {example}",
+            fix=_decode_fix(fault.detail, kind),
+        )
+    return Failed(fault.message, sent, got)
 
 
 def _decode_fix(error: str, kind: str) -> str:

@@ -3,14 +3,13 @@ bots tend to break (a card below every row, the sixth card, the last turn of a r
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
 from typing import Any
 
 from protocol.nimmt import Deal
 
 from ..games.nimmt import Settings, State
 from . import Opening, Scenario
+from .generic import scrambled_ids
 
 
 def position(turn: int, rows: tuple[tuple[int, ...], ...], hands: tuple[tuple[int, ...], ...]) -> Opening:
@@ -22,15 +21,6 @@ def position(turn: int, rows: tuple[tuple[int, ...], ...], hands: tuple[tuple[in
         return state, [Deal(1, rows, hands)]
 
     return opening
-
-
-def scrambled_ids() -> Iterator[int]:
-    """Request ids as a referee may send them: not 1, 2, 3..., below 2**31."""
-    rng = random.Random(31)
-    yield 907
-    yield 0
-    while True:
-        yield rng.randrange(1 << 31)
 
 
 def scenarios() -> list[Scenario]:

@@ -9,7 +9,7 @@ from protocol.sixes import Deal
 
 from ..games.sixes import Settings, State
 from . import Scenario
-from .nimmt import scrambled_ids
+from .generic import scrambled_ids
 
 
 def nothing_to_play(settings: Settings, players: int) -> tuple[State, list[Any]]:

@@ -1,15 +1,15 @@
-"""What every game module offers the referee, the simulator and the replay checker.
+"""The contract every game's rules keep, and the types they share.
 
-A game is a module of pure functions over an immutable state. The referee only ever
-asks it who must decide now (``decision``), what a seat may see (``view``), which
-answers are legal (``legal``), what to play for a seat that failed (``default``), and
-what follows from the answers (``apply``). It never names a game.
+A game is a module of pure functions over an immutable state. The referee, the
+simulator and the replay checker only ever call the functions of ``Rules``; a module
+that lacks one, or whose signatures disagree, fails the type checker where it is
+registered (``arena.catalog``), not at run time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -42,32 +42,62 @@ class Outcome(msgspec.Struct, frozen=True):
     """Rounds played, for per-round averages."""
 
 
-class Game(Protocol):
-    """The interface of a game module (see ``arena.games.nimmt``)."""
+StateT = TypeVar("StateT")
+SettingsT = TypeVar("SettingsT")
+ViewT_co = TypeVar("ViewT_co", covariant=True)
+AnswerT = TypeVar("AnswerT")
+EventT = TypeVar("EventT")
 
-    NAME: str
+
+class Rules(Protocol[StateT, SettingsT, ViewT_co, AnswerT, EventT]):
+    """What a game module offers (``arena.games.nimmt`` is one), generic over its state,
+    settings, a seat's view, an answer and an event. Every function is pure."""
+
     MIN_PLAYERS: int
+    """The fewest seats the game takes."""
     MAX_PLAYERS: int
-    Event: Any
-    """The tagged union of the game's event structs, for decoding replays."""
+    """The most seats the game takes."""
 
-    def parse_settings(self, raw: Mapping[str, Any], players: int) -> msgspec.Struct: ...
+    def parse_settings(self, raw: Mapping[str, Any], players: int) -> SettingsT:
+        """Validated settings for ``players`` seats, or ``SettingsError`` naming the bad one."""
+        ...
 
-    def start(self, settings: Any, players: int, seed: int) -> tuple[Any, list[Any]]: ...
+    def start(self, settings: SettingsT, players: int, seed: int) -> tuple[StateT, list[EventT]]:
+        """The first state and its events (the deal): a pure function of settings, players and seed."""
+        ...
 
-    def decision(self, state: Any) -> Decision | None: ...
+    def decision(self, state: StateT) -> Decision | None:
+        """Who must answer now and what kind of answer; ``None`` once the game is over."""
+        ...
 
-    def view(self, state: Any, seat: int) -> Any: ...
+    def view(self, state: StateT, seat: int) -> ViewT_co:
+        """All that ``seat`` may see: the only thing a bot is ever sent of the state."""
+        ...
 
-    def legal(self, state: Any, seat: int) -> list[Any]: ...
+    def legal(self, state: StateT, seat: int) -> list[AnswerT]:
+        """Every answer ``seat`` may give to the pending decision."""
+        ...
 
-    def default(self, state: Any, seat: int) -> Any: ...
+    def default(self, state: StateT, seat: int) -> AnswerT:
+        """The documented answer played for a seat that failed; always legal."""
+        ...
 
-    def apply(self, state: Any, answers: Mapping[int, Any]) -> tuple[Any, list[Any]]: ...
+    def apply(self, state: StateT, answers: Mapping[int, AnswerT]) -> tuple[StateT, list[EventT]]:
+        """The next state and the events it caused, from every asked seat's answer;
+        ``IllegalAnswer`` quoting an answer the rules refuse. The input is untouched."""
+        ...
 
-    def observe(self, event: Any, seat: int) -> Any | None: ...
+    def observe(self, event: EventT, seat: int) -> EventT | None:
+        """What ``seat`` is told of an event (a deal shows only its own hand); ``None``: nothing."""
+        ...
 
-    def outcome(self, state: Any) -> Outcome | None: ...
+    def outcome(self, state: StateT) -> Outcome | None:
+        """Scores and ranks once the game is over, else ``None``."""
+        ...
+
+
+AnyRules = Rules[Any, Any, Any, Any, Any]
+"""The rules of a game whose types the caller does not know (the referee's view)."""
 
 
 def competition_ranks(scores: Sequence[int], lower_is_better: bool) -> list[int]:

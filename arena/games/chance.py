@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
+from functools import cache
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -23,11 +24,18 @@ def draw(key: str, items: Sequence[T], count: int | None = None) -> list[T]:
     count = n if count is None else count
     if not 0 <= count <= n:
         raise ValueError(f"cannot draw {count} of {n} items")
-    bits = math.ceil(math.log2(math.perm(n, count) or 1)) + 128
-    x = int.from_bytes(hashlib.shake_256(key.encode()).digest((bits + 7) // 8), "big")
+    x = int.from_bytes(hashlib.shake_256(key.encode()).digest(_digest_bytes(n, count)), "big")
     out = []
     for size in range(n, n - count, -1):
         x, i = divmod(x, size)
         out.append(pool[i])
         pool[i] = pool[size - 1]
     return out
+
+
+@cache
+def _digest_bytes(n: int, count: int) -> int:
+    """Bytes of SHAKE-256 a draw of ``count`` of ``n`` items reads: enough bits for every
+    ordering, plus 128 (a deal asks for the same sizes every round: worked out once)."""
+    bits = math.ceil(math.log2(math.perm(n, count) or 1)) + 128
+    return (bits + 7) // 8

@@ -35,9 +35,10 @@ The settings (``Settings``) and the choices this module makes where RULES.md lea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import cached_property
 from operator import add
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
@@ -72,7 +73,24 @@ END_SCORE = 66
 """The default ``end_score``."""
 SHEDDING_TURN_LIMIT = 500
 """Shedding ends after this many turns even if no hand is empty (ranked as usual)."""
-__all__ = ["Event", "NAME", "Settings", "State"]
+__all__ = [
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "NAME",
+    "Event",
+    "Settings",
+    "State",
+    "apply",
+    "decision",
+    "default",
+    "legal",
+    "observe",
+    "outcome",
+    "parse_settings",
+    "start",
+    "view",
+]
+"""The rules (``arena.games.base.Rules``) and the types they speak of."""
 
 Card = int
 Row = tuple[Card, ...]
@@ -81,7 +99,7 @@ Play = tuple[Card, int]
 End = Literal["right", "left"]
 
 
-class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=True):
     """The options of a game, all recorded in its replay (see the module docstring)."""
 
     variant: Literal["standard", "tactical", "logical", "professional"] = "standard"
@@ -95,6 +113,16 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """1, or 2: each seat plays a pair of cards per turn, and a round has 5 turns."""
     shedding: bool = False
     """Heads do not count, taken cards go into the hand, the first empty hand wins."""
+
+    @cached_property
+    def turn_rules(self) -> TurnRules:
+        """What these settings decide about every turn: worked out at the first turn and
+        kept with the settings (``dict=True`` gives them room for it), not in any state."""
+        return TurnRules(
+            professional=self.variant == "professional",
+            shedding=self.shedding,
+            read_plays=_read_pairs if self.cards_per_turn == 2 else _read_cards,
+        )
 
 
 class State(msgspec.Struct, frozen=True):
@@ -117,11 +145,6 @@ class State(msgspec.Struct, frozen=True):
     """Logical: the cards still on offer, lowest first; non-empty only during the draft."""
     picks: tuple[Play, ...] = ()
     """Logical: this round's draft so far, ``(card, seat)`` in pick order."""
-    fast: int = 0
-    """What the pending decision is, when the settings keep the standard turn (one card
-    each, standard placement, heads count, no draft): 1 a play, 2 a row choice. Then
-    ``decision``, ``legal`` and ``apply`` take their fast path. 0 (any other case, or
-    the game is over) is always correct, only slower."""
 
 
 def top_card(settings: Settings, players: int) -> int:
@@ -197,12 +220,6 @@ def start(settings: Settings, players: int, seed: int) -> tuple[State, list[Even
     return _new_round(state, zero)
 
 
-def _fast(settings: Settings) -> int:
-    """``State.fast`` at the start of a turn: 1 if the settings keep the standard turn."""
-    plain = settings.variant in ("standard", "tactical") and settings.cards_per_turn == 1 and not settings.shedding
-    return 1 if plain else 0
-
-
 def _new_round(state: State, scores: tuple[int, ...]) -> tuple[State, list[Event]]:
     round_no = state.round + 1
     settings = state.settings
@@ -230,7 +247,6 @@ def _new_round(state: State, scores: tuple[int, ...]) -> tuple[State, list[Event
         to_place=(),
         offer=offer,
         picks=(),
-        fast=_fast(settings),
     )
     return new, events
 
@@ -238,6 +254,7 @@ def _new_round(state: State, scores: tuple[int, ...]) -> tuple[State, list[Event
 _ALL_SEATS = {n: Decision("play", tuple(range(n))) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
 _ROW_CHOICE = tuple(Decision("row", (seat,)) for seat in range(MAX_PLAYERS))
 _DRAFT = tuple(Decision("draft", (seat,)) for seat in range(MAX_PLAYERS))
+_ROW_NUMBERS = tuple(range(ROWS))
 
 
 def drafter(state: State) -> int:
@@ -247,24 +264,20 @@ def drafter(state: State) -> int:
 
 
 def decision(state: State) -> Decision | None:
-    if state.fast == 1:
-        return _ALL_SEATS[state.players]
-    if state.over:
-        return None
     if state.to_place:
         return _ROW_CHOICE[state.to_place[0][1]]
     if state.offer:
         return _DRAFT[drafter(state)]
+    if state.over:
+        return None
     return _ALL_SEATS[state.players]
 
 
 def legal(state: State, seat: int) -> list[Any]:
     """Rows 0-3 for a row choice; the cards on offer in a draft; else the cards in hand,
     or with ``cards_per_turn=2`` every ascending pair of them (``[c]`` for a last card)."""
-    if state.fast == 1:
-        return list(state.hands[seat])
     if state.to_place:
-        return list(range(ROWS))
+        return list(_ROW_NUMBERS)
     if state.offer:
         return list(state.offer)
     if state.settings.cards_per_turn == 1:
@@ -354,174 +367,58 @@ def observe(event: Event, seat: int) -> Event | None:
     return event
 
 
-def apply(state: State, answers: Mapping[int, Any]) -> tuple[State, list[Event]]:
-    """The state after the pending decision is answered, and the events it caused."""
-    # The hot loop of every simulation (bench/rules.py): the standard turn is written
-    # out here. Anything else (a draft, a variant's turn, a state whose ``fast`` is 0)
-    # takes ``_apply_any``, which gives the same results for the standard turn
-    # (tests/test_nimmt_variants.py compares the two).
-    fast = state.fast
-    if not fast:
-        return _apply_any(state, answers)
-    events: list[Event] = []
-    rows = list(state.rows)
-    round_heads = list(state.round_heads)
-    revealed = state.revealed
-    hands = state.hands
-    if fast == 2:
-        card, seat = state.to_place[0]
-        row = answers[seat]
-        if type(row) is not int or not 0 <= row < ROWS:
-            raise IllegalAnswer(f"row {row!r} does not exist: choose 0 to {ROWS - 1}")
-        taken = rows[row]
-        round_heads[seat] += sum(map(_heads, taken))
-        rows[row] = (card,)
-        events.append(Place(seat, card, row, taken, True))
-        queue = state.to_place[1:]
-    else:
-        plays = []
-        new_hands = list(hands)
-        for seat, hand in enumerate(hands):
-            card = answers[seat]
-            if type(card) is not int:
-                raise IllegalAnswer(f"a card is a whole number, not {card!r}")
-            try:
-                i = hand.index(card)
-            except ValueError:
-                raise IllegalAnswer(f"card {card!r} is not in your hand {list(hand)}") from None
-            plays.append((card, seat))
-            new_hands[seat] = hand[:i] + hand[i + 1 :]
-        plays.sort()
-        queue = tuple(plays)
-        hands = tuple(new_hands)
-        revealed = (*revealed, queue)
-        events.append(Reveal(state.round, state.turn, queue))
+class TurnRules(NamedTuple):
+    """What the settings decide about every turn of a game: derived once per settings
+    (``Settings.turn_rules``), so that no state carries it and no turn works it out again."""
 
-    for i, (card, seat) in enumerate(queue):
-        best = -1
-        best_end = 0
-        r = 0
-        for cards in rows:  # the row whose end is the highest below the card
-            end = cards[-1]
-            if best_end < end < card:
-                best = r
-                best_end = end
-            r += 1
-        if best < 0:
-            # Rule 5: lower than every row end; the seat chooses a row.
-            new = msgspec.structs.replace(
-                state,
-                rows=tuple(rows),
-                hands=hands,
-                round_heads=tuple(round_heads),
-                revealed=revealed,
-                to_place=queue[i:],
-                fast=2,
-            )
-            return new, events
-        cards = rows[best]
-        if len(cards) == ROW_CAPACITY:
-            a, b, c, d, e = cards  # ROW_CAPACITY cards: summed without a generator
-            round_heads[seat] += HEADS[a] + HEADS[b] + HEADS[c] + HEADS[d] + HEADS[e]
-            rows[best] = (card,)
-            events.append(Place(seat, card, best, cards))
-        else:
-            rows[best] = (*cards, card)
-            events.append(Place(seat, card, best, ()))
-
-    if state.turn < HAND_SIZE:
-        new = msgspec.structs.replace(
-            state,
-            turn=state.turn + 1,
-            rows=tuple(rows),
-            hands=hands,
-            round_heads=tuple(round_heads),
-            revealed=revealed,
-            to_place=(),
-            fast=1,
-        )
-        return new, events
-    ended = msgspec.structs.replace(state, rows=tuple(rows), hands=hands, revealed=revealed, to_place=())
-    return _end_round(ended, round_heads, events)
+    professional: bool
+    """A card goes to the closest end of any row (``professional_place``), not after
+    the highest row end below it."""
+    shedding: bool
+    """A taken row goes into the taker's hand, not into heads; one deal."""
+    read_plays: Callable[[list[Row], Mapping[int, Any]], list[Play]]
+    """Each seat's card (``_read_cards``) or pair (``_read_pairs``), out of its hand."""
 
 
 _heads = HEADS.__getitem__
 
 
-def _apply_any(state: State, answers: Mapping[int, Any]) -> tuple[State, list[Event]]:
-    """``apply`` for every setting: the draft, pairs, professional placement, shedding."""
+def apply(state: State, answers: Mapping[int, Any]) -> tuple[State, list[Event]]:
+    """The state after the pending decision is answered, and the events it caused.
+
+    Every turn, whatever the settings, goes through the same steps: read the answers
+    (the plays, or the row a seat chose), place the cards left to place lowest first
+    (``_place``), then end the turn, the round or the game."""
     if state.over:
         raise IllegalAnswer("the game is over")
     if state.offer:
         return _pick(state, answers)
-    settings = state.settings
-    shedding = settings.shedding
-    events: list[Event] = []
+    rules = state.settings.turn_rules
     rows = list(state.rows)
+    hands = list(state.hands)
     round_heads = list(state.round_heads)
     revealed = state.revealed
-    hands = list(state.hands)
     if state.to_place:
         card, seat = state.to_place[0]
         row = answers[seat]
         if type(row) is not int or not 0 <= row < ROWS:
             raise IllegalAnswer(f"row {row!r} does not exist: choose 0 to {ROWS - 1}")
         taken = rows[row]
-        if shedding:
+        if rules.shedding:
             hands[seat] = tuple(sorted(hands[seat] + taken))
         else:
             round_heads[seat] += sum(map(_heads, taken))
         rows[row] = (card,)
-        events.append(Place(seat, card, row, taken, True))
+        events: list[Event] = [Place(seat, card, row, taken, True)]
         queue = state.to_place[1:]
     else:
-        if settings.cards_per_turn == 1:
-            plays = []
-            for seat, hand in enumerate(hands):
-                card = answers[seat]
-                if type(card) is not int:
-                    raise IllegalAnswer(f"a card is a whole number, not {card!r}")
-                try:
-                    i = hand.index(card)
-                except ValueError:
-                    raise IllegalAnswer(f"card {card!r} is not in your hand {list(hand)}") from None
-                plays.append((card, seat))
-                hands[seat] = hand[:i] + hand[i + 1 :]
-        else:
-            plays = _read_pairs(hands, answers)
+        plays = rules.read_plays(hands, answers)
         plays.sort()
         queue = tuple(plays)
         revealed = (*revealed, queue)
-        events.append(Reveal(state.round, state.turn, queue))
+        events = [Reveal(state.round, state.turn, queue)]
 
-    pending = -1
-    if settings.variant == "professional":
-        pending = _place_professional(queue, rows, round_heads, hands, shedding, events)
-    else:
-        for i, (card, seat) in enumerate(queue):
-            best = -1
-            best_end = 0
-            r = 0
-            for cards in rows:  # the row whose end is the highest below the card
-                end = cards[-1]
-                if best_end < end < card:
-                    best = r
-                    best_end = end
-                r += 1
-            if best < 0:
-                pending = i
-                break
-            cards = rows[best]
-            if len(cards) == ROW_CAPACITY:
-                if shedding:
-                    hands[seat] = tuple(sorted(hands[seat] + cards))
-                else:
-                    round_heads[seat] += sum(map(_heads, cards))
-                rows[best] = (card,)
-                events.append(Place(seat, card, best, cards))
-            else:
-                rows[best] = (*cards, card)
-                events.append(Place(seat, card, best, ()))
+    pending = _place(queue, rows, hands, round_heads, rules, events) if queue else -1
     if pending >= 0:
         # Rule 5: no row can take queue[pending]; its seat chooses a row.
         new = msgspec.structs.replace(
@@ -533,8 +430,7 @@ def _apply_any(state: State, answers: Mapping[int, Any]) -> tuple[State, list[Ev
             to_place=queue[pending:],
         )
         return new, events
-
-    if shedding:
+    if rules.shedding:
         if all(hands) and state.turn < SHEDDING_TURN_LIMIT:
             new = msgspec.structs.replace(
                 state, turn=state.turn + 1, rows=tuple(rows), hands=tuple(hands), revealed=revealed, to_place=()
@@ -550,11 +446,76 @@ def _apply_any(state: State, answers: Mapping[int, Any]) -> tuple[State, list[Ev
             round_heads=tuple(round_heads),
             revealed=revealed,
             to_place=(),
-            fast=_fast(settings),
         )
         return new, events
-    ended = msgspec.structs.replace(state, rows=tuple(rows), hands=tuple(hands), revealed=revealed)
+    ended = msgspec.structs.replace(state, rows=tuple(rows), hands=tuple(hands), revealed=revealed, to_place=())
     return _end_round(ended, round_heads, events)
+
+
+def _place(
+    queue: tuple[Play, ...],
+    rows: list[Row],
+    hands: list[Row],
+    round_heads: list[int],
+    rules: TurnRules,
+    events: list[Event],
+) -> int:
+    """Place ``queue`` in order, changing ``rows`` and the takers' heads (or hands),
+    and log each card's ``Place``; the index of the first card no row can take (its
+    seat must choose a row), or -1 when all are placed.
+
+    The standard rule (after the highest row end below the card) is written out for
+    the 4 rows, without a loop: it is the inner loop of every simulation (bench/rules.py)."""
+    professional = rules.professional
+    for card, seat in queue:
+        if professional:
+            spot = professional_place(rows, card)
+            if spot is None:
+                return queue.index((card, seat))
+            best, end = spot
+        else:
+            first, second, third, fourth = rows
+            best, best_end = -1, 0
+            if first[-1] < card:
+                best, best_end = 0, first[-1]
+            if best_end < second[-1] < card:
+                best, best_end = 1, second[-1]
+            if best_end < third[-1] < card:
+                best, best_end = 2, third[-1]
+            if best_end < fourth[-1] < card:
+                best = 3
+            if best < 0:
+                return queue.index((card, seat))
+            end = "right"
+        cards = rows[best]
+        if len(cards) == ROW_CAPACITY:  # the 6th card takes the row
+            if rules.shedding:
+                hands[seat] = tuple(sorted(hands[seat] + cards))
+            else:
+                a, b, c, d, e = cards
+                round_heads[seat] += HEADS[a] + HEADS[b] + HEADS[c] + HEADS[d] + HEADS[e]
+            rows[best] = (card,)
+            events.append(Place(seat, card, best, cards, False, end))
+        else:
+            rows[best] = (*cards, card) if end == "right" else (card, *cards)
+            events.append(Place(seat, card, best, (), False, end))
+    return -1
+
+
+def _read_cards(hands: list[Row], answers: Mapping[int, Any]) -> list[Play]:
+    """Each seat's card, taken out of ``hands``; ``IllegalAnswer`` quoting a bad one."""
+    plays = []
+    for seat, hand in enumerate(hands):
+        card = answers[seat]
+        if type(card) is not int:
+            raise IllegalAnswer(f"a card is a whole number, not {card!r}")
+        try:
+            i = hand.index(card)
+        except ValueError:
+            raise IllegalAnswer(f"card {card!r} is not in your hand {list(hand)}") from None
+        plays.append((card, seat))
+        hands[seat] = hand[:i] + hand[i + 1 :]
+    return plays
 
 
 def _read_pairs(hands: list[Row], answers: Mapping[int, Any]) -> list[Play]:
@@ -578,36 +539,6 @@ def _read_pairs(hands: list[Row], answers: Mapping[int, Any]) -> list[Play]:
             plays.append((card, seat))
         hands[seat] = tuple(c for c in hand if c not in answer)
     return plays
-
-
-def _place_professional(
-    queue: tuple[Play, ...],
-    rows: list[Row],
-    round_heads: list[int],
-    hands: list[Row],
-    shedding: bool,
-    events: list[Event],
-) -> int:
-    """Place ``queue`` by the professional rule (either end of a row, the closest wins),
-    changing ``rows`` and the takers' heads (or hands when shedding); the index of the
-    first card that needs a row choice, or -1."""
-    for i, (card, seat) in enumerate(queue):
-        spot = professional_place(rows, card)
-        if spot is None:
-            return i
-        best, end = spot
-        cards = rows[best]
-        if len(cards) == ROW_CAPACITY:
-            if shedding:
-                hands[seat] = tuple(sorted(hands[seat] + cards))
-            else:
-                round_heads[seat] += sum(map(_heads, cards))
-            rows[best] = (card,)
-            events.append(Place(seat, card, best, cards, end=end))
-        else:
-            rows[best] = (*cards, card) if end == "right" else (card, *cards)
-            events.append(Place(seat, card, best, (), end=end))
-    return -1
 
 
 def _pick(state: State, answers: Mapping[int, Any]) -> tuple[State, list[Event]]:
@@ -663,7 +594,6 @@ def _end_round(state: State, round_heads: list[int], events: list[Event]) -> tup
             hands=tuple(() for _ in range(state.players)),
             to_place=(),
             over=True,
-            fast=0,
         )
         return final, events
     new, deal_events = _new_round(state, scores)

@@ -38,7 +38,24 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_CHIPS = 100
 MAX_ROUNDS = 10_000
-__all__ = ["Event", "NAME", "Settings", "State"]
+__all__ = [
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "NAME",
+    "Event",
+    "Settings",
+    "State",
+    "apply",
+    "decision",
+    "default",
+    "legal",
+    "observe",
+    "outcome",
+    "parse_settings",
+    "start",
+    "view",
+]
+"""The rules (``arena.games.base.Rules``) and the types they speak of."""
 
 Run = tuple[int, int]
 """The lowest and highest rank of a suit on the table; every rank between is there."""

@@ -1,12 +1,7 @@
-"""Showing games in the terminal: one module per game, found by the game's name."""
+"""Showing games in the terminal. A game's renderer is found through its record
+(``arena.catalog``: ``get_game(name).terminal()``); ``generic`` serves a game without one."""
 
 from __future__ import annotations
-
-from types import ModuleType
-
-from . import nimmt, sixes
-
-RENDERERS: dict[str, ModuleType] = {"nimmt": nimmt, "sixes": sixes}
 
 
 def seat_labels(names: list[str]) -> list[str]:

@@ -1,27 +1,154 @@
-"""What the replay viewers of every game share."""
+"""What the terminal pictures of every game share: the contract, and the replay loop.
+
+A game's renderer cuts a verified replay into rounds of turns and draws each piece
+(``ReplayPictures``); ``show_pictures`` alone decides what is printed when: from which
+round and turn, a pause after each turn in step mode, the standings at the end.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from ..replay import ReplayError
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from ..replay import DroppedLine, FaultLine, Line, ReplayError, Step
+
+Note = FaultLine | DroppedLine
+"""What the referee logged about a seat while a decision was asked of it."""
 
 
-def start_at(log: Any, round_no: int | None, turn: int | None) -> tuple[int, int]:
+class TerminalRenderer(Protocol):
+    """A game's terminal part (``arena.render.nimmt`` is one; ``arena.render.generic`` the fallback)."""
+
+    def live(self, events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
+        """What ``arena play`` prints of events as they happen (rich renderables)."""
+        ...
+
+    def show_replay(
+        self,
+        console: Console,
+        lines: Sequence[Line],
+        steps: Sequence[Step],
+        round_no: int | None = None,
+        turn: int | None = None,
+        step: bool = False,
+    ) -> None:
+        """Show a verified replay from ``round_no``/``turn`` on; ``step`` waits for Enter after each turn."""
+        ...
+
+
+class ReplayPictures(Protocol):
+    """One verified replay cut into rounds of turns, and how each piece is drawn.
+    Rounds and turns are 0-based indexes here."""
+
+    def turns(self) -> list[int]:
+        """How many turns each round has."""
+        ...
+
+    def header(self) -> list[RenderableType]:
+        """What comes before the first round shown (game, seed, seats)."""
+        ...
+
+    def round_start(self, round_index: int, from_turn: int) -> list[RenderableType]:
+        """A round's heading; ``from_turn`` above 0 when it is joined mid-way."""
+        ...
+
+    def turn(self, round_index: int, turn_index: int) -> list[RenderableType]:
+        """One turn."""
+        ...
+
+    def round_end(self, round_index: int) -> list[RenderableType]:
+        """After a round's last turn (nothing for a round the log leaves unfinished)."""
+        ...
+
+    def standings(self) -> list[RenderableType]:
+        """The final standings (nothing for a replay cut short)."""
+        ...
+
+
+def show_pictures(
+    console: Console, pictures: ReplayPictures, round_no: int | None, turn: int | None, step: bool
+) -> None:
+    """Print a replay's pictures from the moment asked for (``round_no``/``turn``, 1-based),
+    then the standings. With ``step``, wait for Enter after each turn; ``q`` or the end
+    of input stops."""
+    turns = pictures.turns()
+    first_round, first_turn = start_at(turns, round_no, turn)
+    print_all(console, pictures.header())
+    for index in range(first_round, len(turns)):
+        skip = first_turn if index == first_round else 0
+        print_all(console, pictures.round_start(index, skip))
+        for turn_index in range(skip, turns[index]):
+            print_all(console, pictures.turn(index, turn_index))
+            if turn_index == turns[index] - 1:
+                print_all(console, pictures.round_end(index))
+            if step and not wait_for_enter(console):
+                return
+    print_all(console, pictures.standings())
+
+
+def print_all(console: Console, renderables: Sequence[RenderableType]) -> None:
+    """Print each; lines of text wrap softly (a long line stays one line in a file)."""
+    for renderable in renderables:
+        console.print(renderable, soft_wrap=isinstance(renderable, Text))
+
+
+def wait_for_enter(console: Console) -> bool:
+    """Step mode's pause: True to go on; ``q`` or the end of input (EOF) stops."""
+    try:
+        answer = console.input(Text("Enter: next turn, q: quit ", style="dim"))
+    except EOFError:
+        console.print()
+        return False
+    return answer.strip().lower() != "q"
+
+
+def start_at(turns: Sequence[int], round_no: int | None, turn: int | None) -> tuple[int, int]:
     """The 0-based round and turn to start showing at (round 1 if only a turn is given),
-    or ``ReplayError`` saying what the game has."""
+    or ``ReplayError`` saying what the game has; ``turns`` holds each round's turn count."""
     if round_no is None and turn is None:
         return 0, 0
     round_no = round_no or 1
-    rounds = len(log.rounds)
+    rounds = len(turns)
     if not 1 <= round_no <= rounds:
         raise ReplayError(f"round {round_no} does not exist: this game has {count(rounds, 'round')}")
     if turn is None:
         return round_no - 1, 0
-    turns = len(log.rounds[round_no - 1].turns)
-    if not 1 <= turn <= turns:
-        raise ReplayError(f"turn {turn} does not exist: round {round_no} has {count(turns, 'turn')}")
+    in_round = turns[round_no - 1]
+    if not 1 <= turn <= in_round:
+        raise ReplayError(f"turn {turn} does not exist: round {round_no} has {count(in_round, 'turn')}")
     return round_no - 1, turn - 1
+
+
+def note_lines(notes: Sequence[Note], letters: Sequence[str]) -> list[Text]:
+    """Faults in red with the evidence under them; dropped lines dimmed."""
+    out: list[Text] = []
+    for note in notes:
+        who = letters[note.seat]
+        match note:
+            case FaultLine(fault=fault):
+                out.append(Text(f"  ! {who} {fault.kind}: {fault.message}", style="red"))
+                if fault.line:
+                    out.append(Text(f"      sent: {fault.line}", style="dim"))
+            case DroppedLine(line=line, reason=reason):
+                out.append(Text(f"  {who} sent a line that answered nothing ({reason}): {line}", style="dim"))
+    return out
+
+
+def limit_text(key: str, value: int) -> str:
+    """``move 1000 ms`` for a time limit, ``max_line 65536 bytes`` for the line cap."""
+    return f"{key.removesuffix('_ms')} {value} ms" if key.endswith("_ms") else f"{key} {value} bytes"
+
+
+def ms_text(ms: float) -> str:
+    """A thinking time: ``0.4 ms``, ``87 ms``, ``1.25 s``."""
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:.2f} s"
 
 
 def count(n: int, noun: str) -> str:

@@ -32,7 +32,8 @@ from ..replay import (
     Line,
     Step,
 )
-from .common import count, start_at
+from .common import Note, count, limit_text, note_lines, show_pictures
+from .common import ms_text as _ms
 
 
 def card(c: int, width: int = 3) -> Text:
@@ -72,9 +73,6 @@ def rows_table(rows: Sequence[Sequence[int]], title: str | None = None, shedding
 # --- the replay viewer ------------------------------------------------------------------
 # A verified replay is first grouped into rounds and turns (``game_log``), then each
 # piece is drawn by a small function; ``show_replay`` only decides what to print when.
-
-Note = FaultLine | DroppedLine
-"""What the referee logged about a seat while a decision was asked of it."""
 
 
 @dataclass
@@ -213,46 +211,42 @@ def show_replay(
     """Show a verified replay: header, then every round and turn from the moment asked
     for (``round_no``/``turn``), then the standings. With ``step``, wait for Enter after
     each turn; ``q`` or the end of input stops."""
-    from . import seat_labels  # here, not at the top: the package imports this module
-
-    log = game_log(lines, steps)
-    first_round, first_turn = start_at(log, round_no, turn)
-    labels = seat_labels([seat.name for seat in log.header.seats])
-    letters = [label.split(" ", 1)[0] for label in labels]
-    facts = Facts.of(log.header.settings)
-    _print(console, header_view(log, labels))
-    for index, round_log in enumerate(log.rounds[first_round:], first_round):
-        skip = first_turn if index == first_round else 0
-        if skip == 0:
-            heading = round_heading(round_log, letters, facts)
-        else:
-            heading = resumed_heading(round_log.turns[skip], letters, facts.shedding)
-        _print(console, heading)
-        for turn_log in round_log.turns[skip:]:
-            _print(console, turn_view(turn_log, letters, facts))
-            if turn_log is round_log.turns[-1] and round_log.end is not None:
-                console.print()
-                console.print(round_end_table(round_log.end, labels))
-            if step and not wait_for_enter(console):
-                return
-    if log.end is not None:
-        console.print()
-        console.print(standings_table(log.end, labels, facts.shedding))
+    show_pictures(console, Pictures(game_log(lines, steps)), round_no, turn, step)
 
 
-def _print(console: Console, renderables: Sequence[RenderableType]) -> None:
-    for renderable in renderables:
-        console.print(renderable, soft_wrap=isinstance(renderable, Text))
+class Pictures:
+    """A 6 nimmt! game log drawn piece by piece for ``show_pictures``."""
 
+    def __init__(self, log: GameLog) -> None:
+        from . import seat_labels  # here, not at the top: the package imports this module
 
-def wait_for_enter(console: Console) -> bool:
-    """Step mode's pause: True to go on; ``q`` or the end of input (EOF) stops."""
-    try:
-        answer = console.input(Text("Enter: next turn, q: quit ", style="dim"))
-    except EOFError:
-        console.print()
-        return False
-    return answer.strip().lower() != "q"
+        self.log = log
+        self.labels = seat_labels([seat.name for seat in log.header.seats])
+        self.letters = [label.split(" ", 1)[0] for label in self.labels]
+        self.facts = Facts.of(log.header.settings)
+
+    def turns(self) -> list[int]:
+        return [len(round_log.turns) for round_log in self.log.rounds]
+
+    def header(self) -> list[RenderableType]:
+        return header_view(self.log, self.labels)
+
+    def round_start(self, round_index: int, from_turn: int) -> list[RenderableType]:
+        round_log = self.log.rounds[round_index]
+        if from_turn == 0:
+            return round_heading(round_log, self.letters, self.facts)
+        return resumed_heading(round_log.turns[from_turn], self.letters, self.facts.shedding)
+
+    def turn(self, round_index: int, turn_index: int) -> list[RenderableType]:
+        return turn_view(self.log.rounds[round_index].turns[turn_index], self.letters, self.facts)
+
+    def round_end(self, round_index: int) -> list[RenderableType]:
+        end = self.log.rounds[round_index].end
+        return [] if end is None else [Text(), round_end_table(end, self.labels)]
+
+    def standings(self) -> list[RenderableType]:
+        end = self.log.end
+        return [] if end is None else [Text(), standings_table(end, self.labels, self.facts.shedding)]
 
 
 # --- the pictures -------------------------------------------------------------------------
@@ -272,10 +266,7 @@ def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
     settings = " ".join(
         f"{key}={value}" for key, value in header.settings.items() if _QUIET_DEFAULTS.get(key, ...) != value
     )
-    limits = ", ".join(
-        f"{key.removesuffix('_ms')} {value} ms" if key.endswith("_ms") else f"{key} {value} bytes"
-        for key, value in header.limits.items()
-    )
+    limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
     seats = Table(box=None, pad_edge=False, header_style="dim")
     for column in ("seat", "version", "sandbox"):
         seats.add_column(column)
@@ -435,21 +426,6 @@ def placement_line(
     return line
 
 
-def note_lines(notes: Sequence[Note], letters: Sequence[str]) -> list[Text]:
-    """Faults in red with the evidence under them; dropped lines dimmed."""
-    out: list[Text] = []
-    for note in notes:
-        who = letters[note.seat]
-        match note:
-            case FaultLine(fault=fault):
-                out.append(Text(f"  ! {who} {fault.kind}: {fault.message}", style="red"))
-                if fault.line:
-                    out.append(Text(f"      sent: {fault.line}", style="dim"))
-            case DroppedLine(line=line, reason=reason):
-                out.append(Text(f"  {who} sent a line that answered nothing ({reason}): {line}", style="dim"))
-    return out
-
-
 def round_end_table(end: RoundEnd, labels: Sequence[str]) -> Table:
     """Heads taken in the round and the totals, per seat."""
     table = Table(title=f"After round {end.round}", title_justify="left")
@@ -493,11 +469,3 @@ def _cards(cards: Sequence[int], width: int) -> Text:
 
 def _indent(renderable: RenderableType) -> Padding:
     return Padding(renderable, (0, 0, 0, 2), expand=False)
-
-
-def _ms(ms: float) -> str:
-    if ms < 10:
-        return f"{ms:.1f} ms"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    return f"{ms / 1000:.2f} s"

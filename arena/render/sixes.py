@@ -21,8 +21,8 @@ from protocol.sixes import RANKS, SUITS, Deal, GameEnd, Pass, Play, RoundEnd, ra
 
 from ..games.sixes import Run, State, place
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
-from .common import count, start_at
-from .nimmt import note_lines, wait_for_enter
+from .common import Note, count, limit_text, note_lines, show_pictures
+from .common import ms_text as _ms
 
 SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
 SUIT_STYLES = {"o": "yellow", "c": "red", "e": "blue", "b": "green"}
@@ -48,8 +48,6 @@ def live(events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
 # --- the replay viewer ------------------------------------------------------------------
 # A verified replay is first grouped into rounds and turns (``game_log``), then each
 # piece is drawn by a small function; ``show_replay`` only decides what to print when.
-
-Note = FaultLine | DroppedLine
 
 
 @dataclass
@@ -148,39 +146,48 @@ def show_replay(
     """Show a verified replay: header, then every round and turn from the moment asked
     for (``round_no``/``turn``), then the standings. With ``step``, wait for Enter after
     each turn; ``q`` or the end of input stops."""
-    from . import seat_labels  # here, not at the top: the package imports this module
-
-    log = game_log(lines, steps)
-    first_round, first_turn = start_at(log, round_no, turn)
-    labels = seat_labels([seat.name for seat in log.header.seats])
-    letters = [label.split(" ", 1)[0] for label in labels]
-    times = console.width >= TIME_COLUMN_MIN_WIDTH
-    _print(console, header_view(log, labels))
-    for index, round_log in enumerate(log.rounds[first_round:], first_round):
-        skip = first_turn if index == first_round else 0
-        if skip == 0:
-            _print(console, round_heading(round_log, letters))
-            console.print(turn_table(header=True, times=times))
-        else:
-            before = round_log.turns[skip].before
-            _print(console, resumed_heading(before, letters))
-            console.print(turn_table(header=True, times=times))
-            console.print(table_row(before, times))
-        for turn_log in round_log.turns[skip:]:
-            _print(console, turn_view(turn_log, letters, times))
-            if turn_log is round_log.turns[-1] and round_log.end is not None:
-                console.print()
-                console.print(round_end_table(round_log, labels))
-            if step and not wait_for_enter(console):
-                return
-    if log.end is not None:
-        console.print()
-        console.print(standings_table(log.end, labels))
+    show_pictures(console, Pictures(game_log(lines, steps), console.width), round_no, turn, step)
 
 
-def _print(console: Console, renderables: Sequence[RenderableType]) -> None:
-    for renderable in renderables:
-        console.print(renderable, soft_wrap=isinstance(renderable, Text))
+class Pictures:
+    """A Sixes game log drawn piece by piece for ``show_pictures``: a turn is a row of
+    one grid, so a round's heading ends with the grid's header."""
+
+    def __init__(self, log: GameLog, width: int) -> None:
+        from . import seat_labels  # here, not at the top: the package imports this module
+
+        self.log = log
+        self.labels = seat_labels([seat.name for seat in log.header.seats])
+        self.letters = [label.split(" ", 1)[0] for label in self.labels]
+        self.times = width >= TIME_COLUMN_MIN_WIDTH
+
+    def turns(self) -> list[int]:
+        return [len(round_log.turns) for round_log in self.log.rounds]
+
+    def header(self) -> list[RenderableType]:
+        return header_view(self.log, self.labels)
+
+    def round_start(self, round_index: int, from_turn: int) -> list[RenderableType]:
+        round_log = self.log.rounds[round_index]
+        if from_turn == 0:
+            return [*round_heading(round_log, self.letters), turn_table(header=True, times=self.times)]
+        before = round_log.turns[from_turn].before
+        return [
+            *resumed_heading(before, self.letters),
+            turn_table(header=True, times=self.times),
+            table_row(before, self.times),
+        ]
+
+    def turn(self, round_index: int, turn_index: int) -> list[RenderableType]:
+        return turn_view(self.log.rounds[round_index].turns[turn_index], self.letters, self.times)
+
+    def round_end(self, round_index: int) -> list[RenderableType]:
+        round_log = self.log.rounds[round_index]
+        return [] if round_log.end is None else [Text(), round_end_table(round_log, self.labels)]
+
+    def standings(self) -> list[RenderableType]:
+        end = self.log.end
+        return [] if end is None else [Text(), standings_table(end, self.labels)]
 
 
 # --- the pictures -------------------------------------------------------------------------
@@ -194,7 +201,7 @@ def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
     if header.started:
         title.append(f" · started {header.started}")
     settings = " ".join(f"{key}={value}" for key, value in header.settings.items())
-    limits = ", ".join(_limit(key, value) for key, value in header.limits.items())
+    limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
     seats = Table(box=None, pad_edge=False, header_style="dim")
     for column in ("seat", "version", "sandbox"):
         seats.add_column(column)
@@ -345,18 +352,5 @@ def standings_table(end: End, labels: Sequence[str]) -> Table:
     return table
 
 
-def _limit(key: str, value: int) -> str:
-    """``move 1000 ms`` for a time limit, ``max_line 65536 bytes`` for the line cap."""
-    return f"{key.removesuffix('_ms')} {value} ms" if key.endswith("_ms") else f"{key} {value} bytes"
-
-
 def _chips(state: State, letters: Sequence[str]) -> str:
     return " · ".join(f"{letter} {c}" for letter, c in zip(letters, state.chips, strict=True))
-
-
-def _ms(ms: float) -> str:
-    if ms < 10:
-        return f"{ms:.1f} ms"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    return f"{ms / 1000:.2f} s"

@@ -14,6 +14,14 @@ from .images import ImageError
 SandboxName = Literal["auto", "docker", "local", "unsafe-local"]
 
 
+def sandbox_name(text: str) -> SandboxName | None:
+    """``text`` as the name of a sandbox (``--sandbox``), or None when it names none."""
+    match text:
+        case "auto" | "docker" | "local" | "unsafe-local":
+            return text
+    return None
+
+
 def clear_leftovers() -> None:
     """What dead arenas left (run folders, cgroups, containers), whatever the sandbox
     chosen now: every arena start does this, cheaply when there is nothing."""
@@ -48,6 +56,7 @@ def choose_sandbox(name: SandboxName, limits: ResourceLimits | None = None) -> t
             raise StartError(str(exc)) from None
         return LocalSandbox(limits), "no Docker engine answers: bots run as local processes"
     if not images.rootfs_exists(client):
+        client.close()
         if name == "docker":
             raise StartError(f"the base image ({images.ROOTFS_IMAGE}) is missing: run `arena image build`")
         return LocalSandbox(limits), (

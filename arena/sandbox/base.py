@@ -7,13 +7,13 @@ container both look like this.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Protocol
 
 import msgspec
 import trio
 
 from ..bots import Bot
-from .framing import LineBuffer
 
 
 class BotGone(Exception):
@@ -40,33 +40,45 @@ class ResourceLimits(msgspec.Struct, frozen=True):
     """Size of the bot's private /tmp (a container's, or bubblewrap's)."""
 
 
-class BotProcess(Protocol):
-    """A started bot: lines in, lines out, and how it ended.
+class LineSource(Protocol):
+    """A bot's output as lines: bytes cut at newlines, each line capped (``framing``).
 
-    Lines out come either one at a time (``receive_line``, for the handshake) or, for
-    many bots at once, through an ``Inbox`` that polls ``output_fd`` and cuts the bytes
-    into ``lines``.
+    It knows bytes only, not the process behind them: the end of the output is an
+    ``EndOfStream``, and why the bot went is the transport's to say. One reader at a
+    time: ``receive_line`` for the handshake, then an inbox reads it for the match.
     """
+
+    async def receive_line(self) -> bytes:
+        """The next line; ``LineTooLong`` for one over the cap, ``EndOfStream`` at the end."""
+        ...
+
+    def unended(self) -> bytes:
+        """What the bot wrote after its last newline (its last words), at most 200 bytes."""
+        ...
+
+
+class Transport(Protocol):
+    """A started bot as bytes in and control: what the referee may do to it, whatever
+    confines it (a local process, a container, a scripted bot in memory)."""
 
     isolation: str
     """What confines this bot, as written into replays."""
-    output_fd: int
-    """A non-blocking descriptor of the bot's output, readable when it has written."""
-    lines: LineBuffer
 
     async def send(self, data: bytes, timeout: float) -> None:
         """Write ``data``; ``BotGone`` if the bot has gone or takes none of it in ``timeout`` s."""
         ...
 
-    async def receive_line(self) -> bytes: ...
-
     def take_stderr(self) -> str:
         """Stderr (capped) received since the last call."""
         ...
 
-    def stderr_tail(self, limit: int = 2000) -> str: ...
+    def stderr_tail(self, limit: int = 2000) -> str:
+        """The last ``limit`` characters of its stderr, for a fault's evidence."""
+        ...
 
-    def cpu_seconds(self) -> float: ...
+    def cpu_seconds(self) -> float:
+        """CPU time of everything the bot runs, so far."""
+        ...
 
     async def gone_reason(self) -> str:
         """Why the output ended: waits a moment for the exit status."""
@@ -80,16 +92,55 @@ class BotProcess(Protocol):
         """Stop the bot from running until ``thaw`` (fair time: no thinking on others' turns)."""
         ...
 
-    def thaw(self) -> None: ...
+    def thaw(self) -> None:
+        """Let a frozen bot run again; it runs when this returns."""
+        ...
 
-    async def stop(self) -> None: ...
+    async def stop(self) -> None:
+        """Tear it down, politely then firmly, also when cancelled."""
+        ...
+
+
+class BotProcess(Transport, Protocol):
+    """A started bot: its transport and the line source of its output. Pipes feed the
+    epoll ``Inbox``; a bot in memory (``arena.sandbox.memory``) feeds a ``MemoryInbox``."""
+
+    @property
+    def output(self) -> LineSource:
+        """Its output, which an inbox reads once the handshake is done."""
+        ...
+
+    async def receive_line(self) -> bytes:
+        """The next line of ``output`` (the handshake, a probe), with its end turned into
+        ``BotGone`` saying why the bot went."""
+        ...
 
 
 class Sandbox(Protocol):
+    """Where bots run: prepares a bot's folder or image, then starts it as a ``BotProcess``.
+
+    Docker (``docker.DockerSandbox``), bubblewrap or plain processes (``local.LocalSandbox``)
+    and scripted bots in memory (``memory.ScriptedSandbox``) all offer exactly this.
+    """
+
     isolation: str
     """What protects the machine from the bots: shown to the user and in every replay."""
 
-    async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> BotProcess: ...
+    def isolation_for(self, bot: Bot) -> str:
+        """What confines ``bot`` in particular, as its seats' replays will say."""
+        ...
+
+    def prepare(self, bot: Bot, progress: Callable[[str], None] = print) -> None:
+        """Build what ``bot`` lacks (a sealed copy, an image), blocking, before any clock runs."""
+        ...
+
+    async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> BotProcess:
+        """Start ``bot`` (prepared if need be), its helper tasks in ``nursery``; ``StartError`` if it cannot."""
+        ...
+
+    def sdk_fix(self) -> str:
+        """What the user should do when a Python bot on the SDK cannot start here."""
+        ...
 
 
 class StderrLog:

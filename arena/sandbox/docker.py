@@ -35,6 +35,7 @@ import shutil
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +182,7 @@ def remove_stale_containers_if_any(timeout: float = STALE_TIMEOUT_SECONDS) -> in
     nothing (and no waiting) when no engine's socket is there, a short wait at most when
     one is; never an error. How many containers went."""
     host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-    if not host.startswith("unix://") or not os.path.exists(host[len("unix://") :]):
+    if not host.startswith("unix://") or not _answers(host[len("unix://") :], timeout):
         return 0  # no local engine (a remote one is cleared when a Docker arena starts)
     try:
         client = docker.DockerClient(base_url=host, timeout=max(1, round(timeout)))
@@ -193,6 +194,20 @@ def remove_stale_containers_if_any(timeout: float = STALE_TIMEOUT_SECONDS) -> in
         return 0
     finally:
         client.close()
+
+
+def _answers(path: str, timeout: float) -> bool:
+    """Whether an engine answers ``/_ping`` on the socket at ``path``: asked on a socket of
+    our own, closed whatever happens (the SDK's client leaks the one it probes with when
+    nothing answers)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.settimeout(timeout)
+            probe.connect(path)
+            probe.sendall(b"GET /_ping HTTP/1.0\r\n\r\n")
+            return probe.recv(64).startswith(b"HTTP/1.")
+    except OSError:
+        return False
 
 
 def _remove_container(container: Any) -> None:
@@ -286,7 +301,8 @@ class DockerProcess(PipedBot):
         isolation: str,
         uid: int | None = None,
     ) -> None:
-        super().__init__(stdin, stdout, stderr, max_line)
+        # Until the container has opened its end, reading would say end of file.
+        super().__init__(stdin, stdout, stderr, max_line, wait_for_writer=True)
         self.container = container
         self.isolation = isolation
         self.uid = uid
@@ -294,16 +310,7 @@ class DockerProcess(PipedBot):
         self._init_pid = container.attrs["State"]["Pid"]
         self._cgroup = Cgroup(self._init_pid)
         self._freezer = Freezer(self._cgroup)
-        self._connected = False
         self._reason: str | None = None
-
-    async def receive_line(self) -> bytes:
-        if not self._connected:
-            # Until the container has opened its end, reading would say end of file;
-            # waiting for readability waits for its first line (or for it to exit).
-            await trio.lowlevel.wait_readable(self.output_fd)
-            self._connected = True
-        return await super().receive_line()
 
     async def pump_stderr(self) -> None:
         await trio.lowlevel.wait_readable(self._stderr.fileno())
@@ -396,12 +403,17 @@ class DockerSandbox:
         )
 
     def isolation_for(self, bot: Bot) -> str:
+        """The same for every bot: ``isolation``."""
         return self.isolation
 
-    def prepare(self, bot: Bot, progress: Any = print) -> str:
+    def prepare(self, bot: Bot, progress: Callable[[str], None] = print) -> None:
         """Build the bot's image if it is missing (before any clock runs), and first the
         base's SDK layer if the SDK changed since it was built."""
-        return bot_image(self.client, bot, build_missing=True, progress=progress)
+        bot_image(self.client, bot, build_missing=True, progress=progress)
+
+    def sdk_fix(self) -> str:
+        """The base image is what gives bots their Python and the SDK: make it again."""
+        return "make the base image again: `arena image build --force`"
 
     async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> DockerProcess:
         try:

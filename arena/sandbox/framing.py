@@ -3,7 +3,8 @@
 Framing is kept apart from decoding: a line that is too long is reported once and the
 rest of it is skipped, so one flooding bot costs bounded memory and the next line
 starts clean. ``LineBuffer`` does the cutting on bytes pushed into it; ``LineReader``
-pulls them from a Trio stream.
+pulls them from a Trio stream; ``PipeLines`` is a bot's output pipe as a line source,
+which the epoll inbox reads through its descriptor.
 """
 
 from __future__ import annotations
@@ -109,3 +110,24 @@ class LineReader:
             if not data:
                 raise EndOfStream(self.buffer.rest())
             self.buffer.feed(data)
+
+
+class PipeLines(LineReader):
+    """A bot's output pipe as a line source (``arena.sandbox.base.LineSource``): lines
+    one at a time for the handshake, then ``fd`` and ``buffer`` for the epoll inbox."""
+
+    def __init__(self, stream: trio.lowlevel.FdStream, max_line: int, *, wait_for_writer: bool = False) -> None:
+        super().__init__(stream, LineBuffer(max_line))
+        self.fd = stream.fileno()
+        self._wait_for_writer = wait_for_writer
+        """A named pipe reads as ended until its writer has opened it: wait for the first
+        bytes (or the writer's exit) before the first read."""
+
+    async def receive_line(self) -> bytes:
+        if self._wait_for_writer:
+            await trio.lowlevel.wait_readable(self.fd)
+            self._wait_for_writer = False
+        return await super().receive_line()
+
+    def unended(self) -> bytes:
+        return self.buffer.rest()

@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import select
 from collections import deque
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import trio
 
 from .base import BotProcess
-from .framing import EndOfStream, LineTooLong
+from .framing import EndOfStream, LineBuffer, LineTooLong, PipeLines
 
 LINE_BUDGET = 100
 """Lines a bot may write between two of its requests (one answers; the rest answer
@@ -62,25 +62,108 @@ class Dropped(NamedTuple):
 NOTHING = Dropped(0, b"")
 
 
-class Inbox:
-    def __init__(self) -> None:
-        self._epoll = select.epoll()
-        self._bots: dict[int, tuple[int, BotProcess]] = {}
-        self._fds: dict[int, int] = {}
-        """The output descriptor of each key."""
-        self._budget: dict[int, int] = {}
-        """Lines each bot may still write before its next request."""
-        self._muted: set[int] = set()
-        """Descriptors taken out of the epoll set (a flood) until their bot's next request."""
-        self._ready: deque[Received] = deque()
+class LineInbox(Protocol):
+    """How the referee gets the lines of its bots: the one seam between judging and
+    reading, so an inbox fed in memory can stand in for ``Inbox`` in a test."""
 
     def add(self, key: int, process: BotProcess) -> None:
-        fd = process.output_fd
-        self._bots[fd] = (key, process)
+        """Read ``process`` from now on, as ``key``."""
+        ...
+
+    def discard(self, key: int) -> None:
+        """Read ``key`` no more and forget its unread lines (before a restart)."""
+        ...
+
+    def arm(self, key: int) -> Dropped:
+        """Before ``key``'s next request: drop what it wrote so far, renew its budget."""
+        ...
+
+    async def receive(self) -> Received:
+        """The next line of any bot, stamped with Trio's clock when it was read."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Budgets:
+    """What every inbox does with a bot's lines once read: stamp them, count them
+    against the bot's budget, and cut it off after a flood. The two inboxes differ only
+    in how bytes reach a bot's ``LineBuffer``: epoll over pipes, or pushed in memory."""
+
+    def __init__(self) -> None:
+        self._budget: dict[int, int] = {}
+        """Lines each bot may still write before its next request."""
+        self._ready: deque[Received] = deque()
+
+    def _forget(self, key: int) -> None:
+        self._budget.pop(key, None)
+        if any(r.key == key for r in self._ready):
+            self._ready = deque(r for r in self._ready if r.key != key)
+
+    def _cut(self, key: int, process: BotProcess, lines: LineBuffer, now: float) -> bool:
+        """Queue the complete lines ``lines`` holds; True when the bot ran out of budget
+        (a ``Flooded`` is queued and the rest dropped: read it no more until ``arm``)."""
+        cpu: float | None = None
+        budget = self._budget[key]
+        while (item := lines.next_line()) is not None:
+            if cpu is None:
+                cpu = process.cpu_seconds()
+            if budget == 0:
+                self._budget[key] = 0
+                flood = Flooded(LINE_BUDGET, item if isinstance(item, bytes) else item.head)
+                self._ready.append(Received(key, None, flood, now, cpu))
+                lines.drop_lines()
+                return True
+            budget -= 1
+            if isinstance(item, LineTooLong):
+                self._ready.append(Received(key, None, item, now, cpu))
+            else:
+                self._ready.append(Received(key, item, None, now, cpu))
+        self._budget[key] = budget
+        return False
+
+    def _ended(self, key: int, process: BotProcess, lines: LineBuffer, now: float) -> None:
+        self._ready.append(Received(key, None, EndOfStream(lines.rest()), now, process.cpu_seconds()))
+
+    def _drop_read(self, key: int) -> Dropped:
+        """The first half of ``arm``: drop the lines of ``key`` read but not received
+        (never the end of its output), and give it a fresh budget."""
+        count, last = 0, b""
+        if self._ready and any(r.key == key for r in self._ready):
+            kept: deque[Received] = deque()
+            for r in self._ready:
+                if r.key != key or isinstance(r.error, EndOfStream):
+                    kept.append(r)
+                else:
+                    count += 1
+                    last = _evidence(r)
+            self._ready = kept
+        self._budget[key] = LINE_BUDGET
+        return Dropped(count, last) if count else NOTHING
+
+
+class Inbox(Budgets):
+    """The ``LineInbox`` over pipes: every bot's output descriptor in one epoll set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._epoll = select.epoll()
+        self._bots: dict[int, tuple[int, BotProcess, PipeLines]] = {}
+        self._fds: dict[int, int] = {}
+        """The output descriptor of each key."""
+        self._muted: set[int] = set()
+        """Descriptors taken out of the epoll set (a flood) until their bot's next request."""
+
+    def add(self, key: int, process: BotProcess) -> None:
+        lines = process.output
+        if not isinstance(lines, PipeLines):
+            raise TypeError(f"the epoll inbox reads pipes, not {type(lines).__name__}")
+        fd = lines.fd
+        self._bots[fd] = (key, process, lines)
         self._fds[key] = fd
         self._budget[key] = LINE_BUDGET
         self._epoll.register(fd, select.EPOLLIN)
-        self._cut(key, process, trio.current_time())  # lines read before, by the handshake
+        self._cut_or_mute(fd, trio.current_time())  # lines read before, by the handshake
 
     def _remove(self, fd: int) -> None:
         if fd in self._muted:
@@ -95,9 +178,7 @@ class Inbox:
         fd = self._fds.pop(key, None)
         if fd is not None and self._bots.get(fd, (None,))[0] == key:
             self._remove(fd)
-        self._budget.pop(key, None)
-        if any(r.key == key for r in self._ready):
-            self._ready = deque(r for r in self._ready if r.key != key)
+        self._forget(key)
 
     def close(self) -> None:
         self._epoll.close()
@@ -116,21 +197,11 @@ class Inbox:
         Under fair time the bot is frozen here, so all it wrote is in the pipe; nothing
         it sent before seeing the request can be taken for an answer to it.
         """
-        count, last = 0, b""
-        if self._ready and any(r.key == key for r in self._ready):
-            kept: deque[Received] = deque()
-            for r in self._ready:
-                if r.key != key or isinstance(r.error, EndOfStream):
-                    kept.append(r)
-                else:
-                    count += 1
-                    last = _evidence(r)
-            self._ready = kept
-        self._budget[key] = LINE_BUDGET
+        count, last = self._drop_read(key)
         fd = self._fds[key]
         if self._bots.get(fd, (None,))[0] != key:  # its output has ended
             return Dropped(count, last)
-        process = self._bots[fd][1]
+        _, process, lines = self._bots[fd]
         muted = fd in self._muted
         if not muted and all(ready != fd for ready, _ in self._epoll.poll(0)):
             return Dropped(count, last) if count else NOTHING  # the usual case: one cheap system call
@@ -139,10 +210,10 @@ class Inbox:
             if data is None:
                 break
             if not data:
-                self._end(fd, key, process, trio.current_time())
+                self._end(fd, trio.current_time())
                 break
-            process.lines.feed(data)
-            n, head = process.lines.drop_lines()
+            lines.buffer.feed(data)
+            n, head = lines.buffer.drop_lines()
             if n:
                 count, last = count + n, head
         if muted and fd in self._bots:
@@ -153,44 +224,26 @@ class Inbox:
     def _read_ready(self) -> None:
         now = trio.current_time()
         for fd, _ in self._epoll.poll(0):
-            key, process = self._bots[fd]
             data = _read(fd)
             if data is None:
                 continue
             if not data:
-                self._end(fd, key, process, now)
+                self._end(fd, now)
                 continue
-            process.lines.feed(data)
-            self._cut(key, process, now)
+            self._bots[fd][2].buffer.feed(data)
+            self._cut_or_mute(fd, now)
 
-    def _end(self, fd: int, key: int, process: BotProcess, now: float) -> None:
+    def _end(self, fd: int, now: float) -> None:
+        key, process, lines = self._bots[fd]
         self._remove(fd)
-        self._ready.append(Received(key, None, EndOfStream(process.lines.rest()), now, process.cpu_seconds()))
+        self._ended(key, process, lines.buffer, now)
 
-    def _cut(self, key: int, process: BotProcess, now: float) -> None:
-        cpu: float | None = None
-        budget = self._budget[key]
-        while (item := process.lines.next_line()) is not None:
-            if cpu is None:
-                cpu = process.cpu_seconds()
-            if budget == 0:
-                self._mute(key, process, item if isinstance(item, bytes) else item.head, now, cpu)
-                return
-            budget -= 1
-            if isinstance(item, LineTooLong):
-                self._ready.append(Received(key, None, item, now, cpu))
-            else:
-                self._ready.append(Received(key, item, None, now, cpu))
-        self._budget[key] = budget
-
-    def _mute(self, key: int, process: BotProcess, line: bytes, now: float, cpu: float) -> None:
-        """Out of lines: say so, drop what else is held, and read no more until ``arm``."""
-        self._budget[key] = 0
-        self._ready.append(Received(key, None, Flooded(LINE_BUDGET, line), now, cpu))
-        process.lines.drop_lines()
-        fd = self._fds[key]
-        self._epoll.unregister(fd)
-        self._muted.add(fd)
+    def _cut_or_mute(self, fd: int, now: float) -> None:
+        """Queue what the bot's buffer holds; out of lines, read no more until ``arm``."""
+        key, process, lines = self._bots[fd]
+        if self._cut(key, process, lines.buffer, now):
+            self._epoll.unregister(fd)
+            self._muted.add(fd)
 
 
 def _evidence(received: Received) -> bytes:

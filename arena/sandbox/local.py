@@ -24,6 +24,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from .cgroups import OwnCgroup
 from .leftovers import private_dir
 from .pipes import PipedBot
 from .reaper import Reaper
-from .runtime import Runtime, ensure_runtime
+from .runtime import Runtime, ensure_runtime, runtimes_root
 
 GRACE_SECONDS = 0.5
 BUILD_SECONDS = 300
@@ -241,8 +242,11 @@ def working_bubblewrap() -> str | None:
     path = shutil.which("bwrap")
     if path is None:
         return None
-    probe = subprocess.run([path, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=10)
-    return path if probe.returncode == 0 else None
+    for _ in range(3):  # a busy machine tearing down namespaces may fail one probe
+        probe = subprocess.run([path, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=10)
+        if probe.returncode == 0:
+            return path
+    return None
 
 
 def reachable_by_others(path: Path) -> bool:
@@ -345,13 +349,22 @@ class LocalSandbox:
         return ", ".join(parts)
 
     def isolation_for(self, bot: Bot) -> str:
+        """The same for every bot: ``isolation``."""
         return self.isolation
 
-    def prepare(self, bot: Bot, progress: Any = print) -> Path:
+    def prepare(self, bot: Bot, progress: Callable[[str], None] = print) -> None:
         """Copy and build the bot now, before any clock runs (``arena play`` calls this)."""
-        return self.prepared(bot, progress).path
+        self.prepared(bot, progress)
 
-    def prepared(self, bot: Bot, progress: Any = None) -> Bot:
+    def sdk_fix(self) -> str:
+        """Make the bots' Python again, or install one every bot's user can read."""
+        return (
+            f"the bots' Python ({self.runtime.interpreter}, from {self.runtime.root}) cannot run the SDK:"
+            f" remove {runtimes_root()} to have it made again, or install a Python 3 every user can read"
+            " (apt-get install python3)"
+        )
+
+    def prepared(self, bot: Bot, progress: Callable[[str], None] | None = None) -> Bot:
         """``bot`` run from its prepared copy: checked (no link out, no special file,
         within the folder caps), built if it has a ``build``, sealed. Made once per
         content; a lock file keeps concurrent starts to one."""

@@ -12,7 +12,7 @@ import os
 import trio
 
 from .base import BotGone, StderrLog
-from .framing import EndOfStream, LineBuffer, LineReader
+from .framing import EndOfStream, PipeLines
 
 
 class PipedBot:
@@ -27,14 +27,14 @@ class PipedBot:
         stdout: trio.lowlevel.FdStream,
         stderr: trio.lowlevel.FdStream,
         max_line: int,
+        *,
+        wait_for_writer: bool = False,
     ) -> None:
         self._stdin = stdin
         self._stdout = stdout
         self._stderr = stderr
         self._stdin_fd = stdin.fileno()
-        self.output_fd = stdout.fileno()
-        self.lines = LineBuffer(max_line)
-        self._reader = LineReader(stdout, self.lines)
+        self.output = PipeLines(stdout, max_line, wait_for_writer=wait_for_writer)
         self.stderr = StderrLog()
 
     async def pump_stderr(self) -> None:
@@ -65,7 +65,7 @@ class PipedBot:
 
     async def receive_line(self) -> bytes:
         try:
-            return await self._reader.receive_line()
+            return await self.output.receive_line()
         except (EndOfStream, trio.BrokenResourceError, trio.ClosedResourceError):
             raise BotGone(await self.gone_reason()) from None
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import trio
 
-from .base import StartError
+from .base import Sandbox, StartError
 
 LAYOUT = 1
 """Bump when the way a runtime is made changes (it is part of the hash)."""
@@ -372,15 +372,14 @@ def probe_folder() -> Path:
     return folder
 
 
-async def _hello(sandbox: Any, progress: Callable[[str], None] | None) -> str | None:
+async def _hello(sandbox: Sandbox, progress: Callable[[str], None] | None) -> str | None:
     """Start the probe in ``sandbox`` and ask it hello: None if it answered, else why not."""
     from protocol.messages import PROTOCOL_VERSION, Hello, HelloReply, Limits, decode_from_bot, encode
 
     from ..bots import load_bot
 
     bot = load_bot(probe_folder())
-    if hasattr(sandbox, "prepare"):
-        await trio.to_thread.run_sync(sandbox.prepare, bot, progress or (lambda line: None))
+    await trio.to_thread.run_sync(sandbox.prepare, bot, progress or (lambda line: None))
     hello = Hello(
         protocol=PROTOCOL_VERSION,
         game="arena-probe",
@@ -405,7 +404,8 @@ async def _hello(sandbox: Any, progress: Callable[[str], None] | None) -> str | 
             await trio.sleep(0.2)  # its last words reach its stderr log
             said = [line for line in process.stderr_tail(4000).strip().splitlines() if line.strip()]
             if said:
-                return said[-1].strip()
+                last: str = said[-1].strip()
+                return last
             if reply is None:
                 return f"no answer to hello within {PROBE_SECONDS} s"
             return process.exit_reason() or f"answered {reply!r}"
@@ -416,7 +416,7 @@ async def _hello(sandbox: Any, progress: Callable[[str], None] | None) -> str | 
 _checked: set[str] = set()
 
 
-def check_python_bots(sandbox: Any, progress: Callable[[str], None] | None = None) -> None:
+def check_python_bots(sandbox: Sandbox, progress: Callable[[str], None] | None = None) -> None:
     """Start a Python bot on the SDK in ``sandbox`` and ask it hello, once per process
     and sandbox: ``StartError`` naming the cause and the fix if it cannot answer, rather
     than a tournament of bots that all fail at start-up."""
@@ -428,14 +428,5 @@ def check_python_bots(sandbox: Any, progress: Callable[[str], None] | None = Non
     except StartError as exc:
         why = str(exc)
     if why is not None:
-        if kind == "DockerSandbox":
-            fix = "make the base image again: `arena image build --force`"
-        else:
-            runtime = getattr(sandbox, "runtime", None)
-            where = f" ({runtime.interpreter}, from {runtime.root})" if runtime is not None else ""
-            fix = (
-                f"the bots' Python{where} cannot run the SDK: remove {runtimes_root()} to have it made again,"
-                " or install a Python 3 every user can read (apt-get install python3)"
-            )
-        raise StartError(f"a Python bot cannot start in this sandbox ({why}): {fix}")
+        raise StartError(f"a Python bot cannot start in this sandbox ({why}): {sandbox.sdk_fix()}")
     _checked.add(kind)

@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import charts
 from .data import Unavailable, WebError
-from .pages import GAMES_LIMIT, Site, interval_range, variants_of
+from .pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("arena.web")
@@ -72,6 +72,7 @@ def _environment() -> jinja2.Environment:
         bar_of=charts.errorbar,
         rating_chart=charts.rating_chart,
         variants_of=variants_of,
+        score_of=score_of,
         board_parts=charts.board_parts,
         part_scale=lambda rows: list(interval_range(rows)),
         board_notes=charts.board_notes,

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .. import catalog
 from .. import replay as replay_files
-from ..games import GAMES
-from ..store import GameDetail, Store, StoreError, Tournament, board_label, board_settings, board_variant
+from ..store import Store, StoreError, Tournament, board_label, board_settings, board_variant
 from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
 
 if TYPE_CHECKING:
@@ -31,15 +31,28 @@ FAULT_GAMES = 20
 """Faulty games whose evidence a bot's page shows (the newest)."""
 
 
+UNKNOWN_SCORE = catalog.Score("points", lower_is_better=False)
+"""How a stored game the arena no longer knows is labelled (its scores are still shown)."""
+
+
 def variants_of(game: str) -> tuple[str, ...]:
-    return tuple(getattr(GAMES[game], "VARIANTS", ("standard",)))
+    """The game's variants, the default first, as its record lists them."""
+    found = catalog.find_game(game)
+    return ("standard",) if found is None else found.variants
+
+
+def score_of(game: str) -> catalog.Score:
+    """How the game scores (unit, direction, the per-round heading), from its record."""
+    found = catalog.find_game(game)
+    return UNKNOWN_SCORE if found is None else found.score
 
 
 def check_kind(game: str | None, variant: str | None) -> str | None:
     """A board's ``variant`` as the store writes it (``standard,shedding``: its settings in
     any order), or 400 for a game, variant or setting the arena does not know."""
-    if game is not None and game not in GAMES:
-        raise WebError(400, f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
+    known = catalog.games()
+    if game is not None and game not in known:
+        raise WebError(400, f"unknown game {game!r}: choose one of {', '.join(known)}")
     if variant is None:
         return None
     if game is None:
@@ -167,11 +180,10 @@ class Site:
         with self._planned_lock:
             if tournament.id in self._planned:
                 return self._planned[tournament.id]
-        from ..tournament import TournamentConfig, schedule_of
+        from ..league import schedule_of
 
         try:
-            config = msgspec.convert(tournament.config, TournamentConfig)
-            total: int | None = sum(len(m.games) for m in schedule_of(tournament, config))
+            total: int | None = sum(len(m.games) for m in schedule_of(tournament))
         except (msgspec.ValidationError, ValueError, TypeError):
             total = None
         with self._planned_lock:
@@ -430,12 +442,13 @@ class Site:
 
     def game(self, game_id: int) -> dict[str, Any]:
         with self.db.store() as store:
-            found: GameDetail | None = store.game_detail(game_id)
+            found = store.game(game_id)
         if found is None:
             raise WebError(404, f"no game {game_id} (the games page lists them)")
         return {
             **_builtins(found),
             "label": board_label(f"{found.game}/{found.variant}"),
+            "lower_is_better": score_of(found.game).lower_is_better,
             "replay_url": f"/api/games/{game_id}/replay",
             "frames_url": f"/api/games/{game_id}/frames",
         }

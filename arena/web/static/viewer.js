@@ -2,7 +2,9 @@
  *
  * Draws the frames that arena/web/viewer.py computes from a verified replay
  * (docs/viewer.md). Every frame holds the whole table, so this file only draws: it
- * applies no game rule. Data comes from an embedded JSON script element with the id
+ * applies no game rule. Each game's table is drawn by the drawer its frames name
+ * (DRAWERS: "nimmt", "sixes"); a game without one of its own gets "generic", which
+ * shows each step's answers and events as JSON, so no game is drawn as another. Data comes from an embedded JSON script element with the id
  * replay-data (the standalone export) or from the URL in the viewer element's
  * data-frames-url attribute (the arena's game page). Cards are keyed by data-card, so a card
  * that moves between two frames (hand -> reveal -> row -> pile) slides there (FLIP).
@@ -13,7 +15,7 @@
   var SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
   var DWELL = {
     draft: 1600, pick: 450, deal: 1700, reveal: 1500, place: 950, round_end: 2800, game_end: 3000,
-    play: 700, pass: 700
+    play: 700, pass: 700, start: 1500, step: 1200
   };
   var SUIT_GLYPHS = { o: "\u2666", c: "\u2665", e: "\u2660", b: "\u2663" };
   var REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -41,6 +43,15 @@
     var tens = n % 100;
     var suffix = tens >= 10 && tens <= 20 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
     return n + suffix;
+  }
+
+  /* JSON a person reads: an object one field a line, each value compact. */
+  function readable(value) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value);
+    var keys = Object.keys(value);
+    if (!keys.length) return "{}";
+    return "{\n" + keys.map(function (k) { return "  " + JSON.stringify(k) + ": " + JSON.stringify(value[k]); })
+      .join(",\n") + "\n}";
   }
 
   function ms(value) {
@@ -94,12 +105,16 @@
     this.speed = 1;
     this.timer = null;
     this.lastShown = 0;
+    // frames of format 1 before the drawer field name their game, whose drawer it was
+    var named = data.drawer || data.game;
+    this.drawerName = Object.prototype.hasOwnProperty.call(DRAWERS, named) ? named : "generic";
+    this.drawer = DRAWERS[this.drawerName];
     this.build();
     this.show(0, false);
   }
 
   Viewer.prototype.card = function (card, size) {
-    return this.data.game === "sixes" ? sixesCard(this.data, card, size) : nimmtCard(this.data, card, size);
+    return this.drawer.card(this.data, card, size);
   };
 
   Viewer.prototype.build = function () {
@@ -107,7 +122,7 @@
     var data = this.data;
     var root = this.root;
     root.textContent = "";
-    root.classList.add("rv", "rv-" + data.game);
+    root.classList.add("rv", "rv-" + this.drawerName);
     root.setAttribute("data-frame-count", String(this.frames.length));
 
     var meta = ["seed " + data.seed, "game " + data.game_no, plural(data.players, "seat")];
@@ -163,7 +178,7 @@
     root.appendChild(this.caption);
 
     this.board = h("div", { class: "rv-board" });
-    this.table = h("section", { class: "rv-table", "aria-label": data.game === "sixes" ? "The table" : "The rows" });
+    this.table = h("section", { class: "rv-table", "aria-label": this.drawer.label });
     this.seats = h("section", { class: "rv-seats", "aria-label": "Seats" });
     this.board.appendChild(this.table);
     this.board.appendChild(this.seats);
@@ -293,7 +308,7 @@
     var before = slide && this.slideTime(index) >= 60 ? this.snapshot() : null;
     this.index = index;
     var frame = this.frames[index];
-    if (this.data.game === "sixes") this.drawSixes(frame); else this.drawNimmt(frame);
+    this.drawer.table(this, frame);
     this.drawSeats(frame);
     this.caption.textContent = frame.caption;
     this.syncControls();
@@ -360,10 +375,9 @@
 
   /* ---- 6 nimmt! --------------------------------------------------------------------- */
 
-  Viewer.prototype.drawNimmt = function (frame) {
-    var self = this;
-    var data = this.data;
-    var table = this.table;
+  function drawNimmt(self, frame) {
+    var data = self.data;
+    var table = self.table;
     table.textContent = "";
     var move = frame.move;
 
@@ -421,14 +435,13 @@
       ]));
     }
     table.appendChild(rows);
-  };
+  }
 
   /* ---- Sixes ------------------------------------------------------------------------- */
 
-  Viewer.prototype.drawSixes = function (frame) {
-    var self = this;
-    var data = this.data;
-    var table = this.table;
+  function drawSixes(self, frame) {
+    var data = self.data;
+    var table = self.table;
     table.textContent = "";
     var move = frame.move;
     var suits = h("div", { class: "rv-suits" });
@@ -463,7 +476,38 @@
     table.appendChild(h("div", { class: "rv-pot", "aria-label": "pot: " + plural(frame.pot, "chip") }, [
       h("span", { text: "pot " }), h("b", { "data-pot": "", text: String(frame.pot) }), chips
     ]));
-  };
+  }
+
+  /* ---- any other game: its events as JSON ----------------------------------------- */
+
+  function zone(title, body) {
+    return h("div", { class: "rv-zone" }, [h("h3", { class: "rv-zone-title", text: title }), body]);
+  }
+
+  function drawEvents(self, frame) {
+    var seats = self.data.seats;
+    var table = self.table;
+    table.textContent = "";
+    var answers = frame.answers || [];
+    if (answers.length) {
+      var asked = h("ul", { class: "rv-answers", "data-answers": "" });
+      answers.forEach(function (a) {
+        asked.appendChild(h("li", { "data-answer-seat": String(a.seat) }, [
+          h("span", { class: "rv-tag seat-" + (a.seat % 10), text: seats[a.seat].letter }),
+          h("code", { text: JSON.stringify(a.answer) })
+        ]));
+      });
+      table.appendChild(zone("answers \u00b7 " + frame.asked, asked));
+    }
+    var events = frame.events || [];
+    var list = h("ol", { class: "rv-events", "data-events": "" });
+    events.forEach(function (event) {
+      var type = event && typeof event === "object" && typeof event.type === "string" ? event.type : "event";
+      list.appendChild(h("li", { class: "rv-event", "data-event": type }, [h("pre", { text: readable(event) })]));
+    });
+    if (!events.length) list.appendChild(h("li", { class: "rv-placeholder", text: "no events" }));
+    table.appendChild(zone(plural(events.length, "event"), list));
+  }
 
   /* ---- seats ------------------------------------------------------------------------- */
 
@@ -473,31 +517,28 @@
     var seats = this.seats;
     seats.textContent = "";
     var move = frame.move;
-    var sixes = data.game === "sixes";
-    var final = frame.kind === "game_end";
+    var drawer = this.drawer;
+    var final = !!frame.ranks; // only the last frame holds the ranks
     data.seats.forEach(function (seat, s) {
       var active = move && move.seat === s;
-      var next = sixes && frame.to_move === s && !active;
+      var next = drawer.next(frame, s) && !active;
       var classes = "rv-seat seat-" + (s % 10) + (active ? " rv-active" : "") + (next ? " rv-next" : "");
-      if (final && frame.ranks && frame.ranks[s] === 1) classes += " rv-winner";
+      if (final && frame.ranks[s] === 1) classes += " rv-winner";
       var status = data.result.statuses[s];
-      var unit = data.unit === "heads" ? "heads" : data.unit === "chips" ? "chips" : "cards in hand";
+      var unit = data.unit === "cards" ? "cards in hand" : data.unit;
+      // a game drawn without a table of its own knows its scores only at the end
+      var known = frame.scores !== null && frame.scores !== undefined;
       var score = h("span", { class: "rv-score" }, [
-        h("b", { "data-seat-score": String(s), text: String(frame.scores[s]) }), " " + unit
+        h("b", { "data-seat-score": String(s), text: known ? String(frame.scores[s]) : "\u2014" }), " " + unit
       ]);
-      var extra = null;
-      if (!sixes && data.unit === "heads" && frame.kind !== "game_end") {
-        extra = h("span", { class: "rv-round-heads" }, [
-          "+", h("b", { "data-seat-round": String(s), text: String(frame.round_heads[s]) }), " this round"
-        ]);
-      }
+      var extra = drawer.stats(self, frame, s);
       var head = h("div", { class: "rv-seat-head" }, [
         h("span", { class: "rv-badge", "aria-hidden": "true", text: seat.letter }),
         h("span", { class: "rv-name", title: seat.isolation }, [
           h("b", { text: seat.name }), h("small", { text: " " + seat.version })
         ]),
         next ? h("span", { class: "rv-to-move", text: "to play" }) : null,
-        final && frame.ranks ? h("span", { class: "rv-rank", "data-seat-rank": String(s), text: ordinal(frame.ranks[s]) }) : null
+        final ? h("span", { class: "rv-rank", "data-seat-rank": String(s), text: ordinal(frame.ranks[s]) }) : null
       ]);
       var panel = h("article", { class: classes, "data-seat": String(s), "aria-label": "seat " + seat.letter + " " + seat.name },
         [head, h("div", { class: "rv-seat-stats" }, [score, extra])]);
@@ -525,21 +566,68 @@
         var kinds = status.faults.map(function (f) { return f.kind; }).join(", ");
         panel.appendChild(h("div", { class: "rv-status", text: status.status + (kinds ? " (" + kinds + ")" : "") }));
       }
-      if (sixes) {
-        var chips = h("span", { class: "rv-chips", "aria-hidden": "true" });
-        for (var c = 0; c < Math.min(frame.chips[s], 30); c++) chips.appendChild(h("i", { class: "rv-chip" }));
-        panel.appendChild(chips);
-      } else if (frame.piles[s].length) {
-        var pile = h("div", { class: "rv-pile", "data-pile": String(s), "aria-label": "penalty pile" });
-        frame.piles[s].forEach(function (c) { pile.appendChild(self.card(c, "xs")); });
-        panel.appendChild(h("div", { class: "rv-pile-wrap" }, [h("span", { class: "rv-label", text: "taken" }), pile]));
+      var more = drawer.extra(self, frame, s);
+      if (more) panel.appendChild(more);
+      if (drawer.card && frame.hands) {
+        var hand = h("div", { class: "rv-hand", "data-hand": String(s), "aria-label": "hand" });
+        frame.hands[s].forEach(function (c) { hand.appendChild(self.card(c, "sm")); });
+        if (!frame.hands[s].length) hand.appendChild(h("span", { class: "rv-placeholder", text: "no cards" }));
+        panel.appendChild(hand);
       }
-      var hand = h("div", { class: "rv-hand", "data-hand": String(s), "aria-label": "hand" });
-      frame.hands[s].forEach(function (c) { hand.appendChild(self.card(c, "sm")); });
-      if (!frame.hands[s].length) hand.appendChild(h("span", { class: "rv-placeholder", text: "no cards" }));
-      panel.appendChild(hand);
       seats.appendChild(panel);
     });
+  };
+
+  /* ---- the drawers, by the name the frames give (data.drawer) ----------------------- *
+   * label: the table's name for screen readers; card: one card (drawers of card games);
+   * table: draws the frame's table; next, stats, extra: what a seat shows beyond its
+   * name, score, time, faults and hand. */
+
+  var DRAWERS = {
+    nimmt: {
+      label: "The rows",
+      card: nimmtCard,
+      table: drawNimmt,
+      next: function () { return false; },
+      stats: function (self, frame, s) {
+        if (self.data.unit !== "heads" || frame.kind === "game_end") return null;
+        return h("span", { class: "rv-round-heads" }, [
+          "+", h("b", { "data-seat-round": String(s), text: String(frame.round_heads[s]) }), " this round"
+        ]);
+      },
+      extra: function (self, frame, s) {
+        if (!frame.piles[s].length) return null;
+        var pile = h("div", { class: "rv-pile", "data-pile": String(s), "aria-label": "penalty pile" });
+        frame.piles[s].forEach(function (c) { pile.appendChild(self.card(c, "xs")); });
+        return h("div", { class: "rv-pile-wrap" }, [h("span", { class: "rv-label", text: "taken" }), pile]);
+      }
+    },
+    sixes: {
+      label: "The table",
+      card: sixesCard,
+      table: drawSixes,
+      next: function (frame, s) { return frame.to_move === s; },
+      stats: function () { return null; },
+      extra: function (self, frame, s) {
+        var chips = h("span", { class: "rv-chips", "aria-hidden": "true" });
+        for (var c = 0; c < Math.min(frame.chips[s], 30); c++) chips.appendChild(h("i", { class: "rv-chip" }));
+        return chips;
+      }
+    },
+    generic: {
+      label: "The events",
+      card: null,
+      table: drawEvents,
+      next: function () { return false; },
+      stats: function () { return null; },
+      extra: function (self, frame, s) {
+        var mine = (frame.answers || []).filter(function (a) { return a.seat === s; })[0];
+        if (!mine) return null;
+        return h("div", { class: "rv-answer", "data-seat-answer": String(s) }, [
+          "answered ", h("code", { text: JSON.stringify(mine.answer) })
+        ]);
+      }
+    }
   };
 
   /* ---- start -------------------------------------------------------------------------- */

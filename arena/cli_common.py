@@ -1,0 +1,208 @@
+"""What every ``arena`` command shares: its consoles, its error line, its common options.
+
+The main module (``arena.cli``) and the modules of its sub-apps all import this one and
+never each other's commands, so there is no import cycle. It imports only typer, rich
+and the standard library at the top: ``arena --help`` reads every command module, so
+whatever they import at the top is paid by every command, however small.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from .store import Store
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+USER_ERRORS = (
+    ("arena.bots", "BotError"),
+    ("arena.games.base", "SettingsError"),
+    ("arena.referee", "MatchError"),
+    ("arena.sandbox.base", "StartError"),
+    ("arena.replay", "ReplayError"),
+    ("arena.sandbox.images", "ImageError"),
+    ("arena.store", "StoreError"),
+)
+"""The errors that are the user's to mend (a bad bot folder, setting, replay,
+database...), as ``(defining module, class)``: shown as one line, never a traceback."""
+
+
+def user_error_types() -> tuple[type[BaseException], ...]:
+    """The user errors of the modules loaded so far: a module not loaded raised none of
+    its errors, so they are found without importing it (the referee would bring trio,
+    the images module Docker's SDK)."""
+    return tuple(getattr(sys.modules[module], name) for module, name in USER_ERRORS if module in sys.modules)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One red line naming the problem, and a non-zero exit: never a traceback."""
+    # The message as it is: a bracket or a ":name:" in it is no markup and no emoji.
+    err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True, emoji=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """A user error raised inside becomes :func:`fail`'s line; Ctrl-C, a word that every
+    bot was stopped (exit 130)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted()
+    except BaseExceptionGroup as group:  # Trio wraps what its nurseries raise
+        if group.subgroup(KeyboardInterrupt) is not None:
+            interrupted()
+        user = group.subgroup(user_error_types())
+        if user is not None:
+            fail(str(_first(user)))
+        raise
+    except Exception as exc:
+        if isinstance(exc, user_error_types()):
+            fail(str(exc))
+        raise
+
+
+def interrupted() -> NoReturn:
+    err_console.print("[yellow]interrupted[/]: every bot was stopped")
+    raise typer.Exit(130)
+
+
+def _first(group: BaseExceptionGroup[Any]) -> BaseException:
+    first: BaseException = group
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first
+
+
+DbOption = Annotated[Path, typer.Option("--db", help="The arena's database.")]
+DEFAULT_DB = Path("arena.db")
+SANDBOX_HELP = (
+    "docker, local (bubblewrap), auto (docker when an engine answers and the base image is built, else local),"
+    " or unsafe-local (plain processes: no protection at all; only on request)."
+)
+GAME_HELP = "The game to play: nimmt, sixes, or one that ARENA_GAMES registers (module:attribute of its record)."
+"""Named here, not read from the catalog: the help must not import the games."""
+VariantOption = Annotated[
+    str | None, typer.Option(help="6 nimmt!: standard, tactical, logical or professional.", show_default=False)
+]
+SettingsFileOption = Annotated[
+    Path | None, typer.Option("--settings", help="Game settings from a TOML or JSON file.", show_default=False)
+]
+FORMATS = ("table", "json", "csv")
+
+
+def parse_sets(pairs: list[str]) -> dict[str, Any]:
+    """``key=value`` pairs to settings; values are read as JSON when they parse as such."""
+    import msgspec
+
+    settings: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            fail(f"--set {pair!r}: write it as KEY=VALUE, e.g. --set end_score=50")
+        try:
+            settings[key] = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            settings[key] = value
+    return settings
+
+
+def game_settings(pairs: list[str], variant: str | None, settings_file: Path | None) -> dict[str, Any]:
+    """Settings from a file (TOML or JSON), then ``--variant``, then ``--set`` on top."""
+    import tomllib
+
+    import msgspec
+
+    settings: dict[str, Any] = {}
+    if settings_file is not None:
+        try:
+            text = settings_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            fail(f"{settings_file}: cannot read the settings file: {exc.strerror}")
+        try:
+            loaded = msgspec.json.decode(text) if settings_file.suffix == ".json" else tomllib.loads(text)
+        except (msgspec.DecodeError, tomllib.TOMLDecodeError) as exc:
+            fail(f"{settings_file}: not valid {'JSON' if settings_file.suffix == '.json' else 'TOML'}: {exc}")
+        if not isinstance(loaded, dict):
+            fail(f"{settings_file}: settings must be a table of KEY = VALUE")
+        settings.update(loaded)
+    if variant is not None:
+        settings["variant"] = variant
+    settings.update(parse_sets(pairs))
+    return settings
+
+
+def warn_about(isolations: list[str]) -> None:
+    if any("UNSAFE" in i for i in isolations):
+        from .sandbox.local import UNSAFE_WARNING
+
+        err_console.print(f"[yellow]warning:[/] {UNSAFE_WARNING}")
+
+
+def open_store(db: Path, must_exist: bool = True, read_only: bool = False) -> Store:
+    """The database at ``db``; a missing one is an error where it must already exist.
+
+    ``read_only`` for the commands that only read: they open the file read-only (no
+    migration, no WAL switch, no cache writes), so they work without write access to
+    it or its folder, and on a read-only file system."""
+    from .store import Store
+
+    if (must_exist or read_only) and not db.exists():
+        fail(f"{db}: no such database (a tournament creates it; --db names another)")
+    return Store(db, read_only=read_only)
+
+
+def fit_width() -> int | None:
+    """The width tables must fit: the terminal's, or ``COLUMNS`` when it is set. None into
+    a file or a pipe: there a table keeps its natural width, and nothing is cut."""
+    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        return console.width
+    return None
+
+
+def print_table(table: Table) -> None:
+    """``table`` on stdout: fitted to the terminal, or whole into a file or a pipe."""
+    import io
+
+    from rich.cells import cell_len
+
+    if fit_width() is None:
+        title = cell_len(str(table.title or ""))
+        # Its natural width, measured here rather than by leaderboard.board: that one
+        # brings numpy, which `arena games` has no use for.
+        natural = Console(width=100_000, file=io.StringIO(), highlight=False).measure(table).maximum
+        Console(file=sys.stdout, width=max(natural, title), highlight=False).print(table)
+    else:
+        console.print(table)
+
+
+def print_board(rows: list[Any], title: str) -> None:
+    """A board as ``arena leaderboard`` shows it: a table per part, then its notes."""
+    from leaderboard.board import render_board
+
+    for shown in render_board(rows, title, fit_width()):
+        if isinstance(shown, str):
+            print_line(shown)
+        else:
+            print_table(shown)
+
+
+def print_line(line: str) -> None:
+    """A line of text under a table: wrapped to the terminal, whole into a file or a pipe."""
+    if fit_width() is None:
+        print(line)
+    else:
+        console.print(line, markup=False, highlight=False, emoji=False)

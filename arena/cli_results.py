@@ -1,0 +1,232 @@
+"""``arena leaderboard`` and ``arena games``: what the stored results say, read-only."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from .cli_common import (
+    DEFAULT_DB,
+    FORMATS,
+    DbOption,
+    err_console,
+    fail,
+    open_store,
+    print_board,
+    print_line,
+    print_table,
+    user_errors,
+)
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+def leaderboard_cmd(
+    db: DbOption = DEFAULT_DB,
+    game: Annotated[
+        str | None,
+        typer.Option(
+            "--game",
+            "--board",
+            help="Only this game (nimmt), or only one board: its key, as the titles show it"
+            " (nimmt/standard, nimmt/standard,shedding, sixes/standard,chips=15).",
+        ),
+    ] = None,
+    tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
+    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    los: Annotated[
+        bool,
+        typer.Option(
+            "--los",
+            help="Also the likelihood of superiority: a matrix per board (table), a `los` field per row (json),"
+            " or instead of the board one CSV row per pair of bots: game,bot,opponent,los (csv).",
+        ),
+    ] = False,
+    anchor: Annotated[
+        str | None,
+        typer.Option(
+            help="Fix the scale: this bot has this Elo and the others are relative to it"
+            " (a bare NAME is its highest version on the board).",
+            metavar="NAME[:VERSION]=ELO",
+        ),
+    ] = None,
+) -> None:
+    """Elo ratings with 95% intervals over every stored game (or one tournament), one board
+    per game and rule set."""
+    from leaderboard.board import (
+        AnchorError,
+        boards_csv,
+        boards_json,
+        leaderboard,
+        los_csv,
+        los_matrix,
+        parse_anchor,
+        render_los,
+    )
+
+    from .store import StoreError, board_label, canonical_board
+
+    with user_errors():
+        if format_ not in FORMATS:
+            fail(f"--format {format_!r}: choose table, json or csv")
+        fixed = None
+        if anchor is not None:
+            try:
+                fixed = parse_anchor(anchor)
+            except ValueError as exc:
+                fail(f"--anchor {exc}")
+        store = open_store(db, read_only=True)
+        if tournament is not None and store.get_tournament(tournament) is None:
+            fail(f"no tournament {tournament!r} in {db} (there are: {', '.join(store.tournament_names()) or 'none'})")
+        stored = [f"{g}/{v}" for g, v in store.kinds(tournament)]
+        keys = stored
+        if game:
+            if "/" in game:
+                try:
+                    wanted = canonical_board(game)
+                except StoreError:
+                    wanted = game
+                keys = [k for k in stored if k == wanted]
+            else:
+                keys = [k for k in stored if k.partition("/")[0] == game]
+            if not keys:
+                where = f" in tournament {tournament}" if tournament else ""
+                fail(
+                    f"no games of {game} stored{where}: the boards are {', '.join(stored) or 'none yet'}"
+                    " (--board KEY chooses one)"
+                )
+        boards, unanchored, on_boards = {}, {}, set()
+        for key in keys:
+            g, _, v = key.partition("/")
+            try:
+                boards[key] = leaderboard(store, g, v, tournament, anchor=fixed)
+            except AnchorError as exc:  # shown as it is, saying why
+                boards[key] = leaderboard(store, g, v, tournament)
+                unanchored[key] = (
+                    f"{fixed[0] if fixed else anchor} has no games on this board" if exc.missing else str(exc)
+                )
+                on_boards.update(exc.bots)
+        if fixed is not None and keys and len(unanchored) == len(keys):
+            if not on_boards:  # the fit refused it
+                fail(f"--anchor {anchor}: {unanchored[keys[0]]}")
+            which = f"board {keys[0]}: its" if len(keys) == 1 else "these boards: their"
+            fail(f"--anchor {fixed[0]}: no such bot on {which} bots are {', '.join(sorted(on_boards))}")
+        matrices = None
+        if los:
+            matrices = {k: los_matrix(store, k.partition("/")[0], k.partition("/")[2], tournament) for k in keys}
+        if format_ == "json":
+            print(boards_json(boards, matrices))
+        elif format_ == "csv":
+            print(boards_csv(boards) if matrices is None else los_csv(matrices), end="")
+        else:
+            scope = f", tournament {tournament}" if tournament else ""
+            for key, rows in boards.items():
+                print_board(rows, f"Leaderboard {board_label(key)} ({key}){scope}")
+                if fixed is not None:
+                    print_line(
+                        f"not anchored ({unanchored[key]}): the mean is 1500"
+                        if key in unanchored
+                        else f"anchored: {fixed[0]} at {fixed[1]:g} Elo, the others relative to it"
+                    )
+                if matrices is not None:
+                    bots, matrix = matrices[key]
+                    title = f"Likelihood of superiority {board_label(key)}{scope} (row better than column #)"
+                    print_table(render_los(bots, matrix, title))
+            if not boards:
+                err_console.print("no games stored yet")
+
+
+def games_cmd(
+    db: DbOption = DEFAULT_DB,
+    tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
+    bot: Annotated[
+        str | None,
+        typer.Option(
+            help="Only the games of this stored bot: NAME (any of its versions) or NAME:VERSION.",
+            metavar="NAME[:VERSION]",
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many.", min=1)] = 50,
+    offset: Annotated[int, typer.Option(help="Skip this many first.", min=0)] = 0,
+    format_: Annotated[
+        str, typer.Option("--format", help="table, json (as the web's /api/games) or csv (one row per seat).")
+    ] = "table",
+    newest: Annotated[bool, typer.Option("--newest", help="Newest first (--limit then keeps the newest).")] = False,
+) -> None:
+    """List stored games, oldest first, or newest first with --newest (`arena replay GAME_ID` shows one)."""
+    with user_errors():
+        if format_ not in FORMATS:
+            fail(f"--format {format_!r}: choose table, json or csv")
+        store = open_store(db, read_only=True)
+        tournament_id = None
+        if tournament is not None:
+            found = store.get_tournament(tournament)
+            if found is None:
+                known = ", ".join(store.tournament_names()) or "none"
+                fail(f"no tournament {tournament!r} in {db} (there are: {known})")
+            tournament_id = found.id
+        if bot is None:
+            games = store.find_games(tournament_id, None, limit, offset, newest_first=newest)
+        else:
+            games = games_of_bot(store, bot, tournament_id, limit, offset, newest)
+        if format_ == "json":
+            import msgspec
+
+            print(msgspec.json.format(msgspec.json.encode(games).decode(), indent=2))
+            return
+        if format_ == "csv":
+            print(games_csv(games), end="")
+            return
+        scope = (f", tournament {tournament}" if tournament else "") + (f", bot {bot}" if bot else "")
+        table = Table(title=escape(f"Games in {db}{scope}"))
+        for column in ("id", "tournament", "match", "deal", "rounds", "seats (score, rank)", "started"):
+            table.add_column(column)
+        for g in games:
+            seats = ", ".join(
+                f"{s.bot} {s.score}" + (" #1" if s.rank == 1 else "") + ("" if s.status == "ok" else f" [{s.status}]")
+                for s in g.seats
+            )
+            table.add_row(
+                str(g.id), escape(g.tournament), str(g.match_no), str(g.deal), str(g.rounds), escape(seats), g.started
+            )
+        print_table(table)
+        if not games:
+            err_console.print("no games stored" + escape(scope.replace(",", " for", 1)))
+
+
+def games_of_bot(
+    store: Store, ref: str, tournament_id: int | None, limit: int, offset: int, newest: bool = False
+) -> list[Any]:
+    """A page of the games of stored bot ``ref``: ``NAME:VERSION``, or every version of
+    ``NAME``; oldest first, or ``newest`` first."""
+    if ":" in ref:
+        ids = [store.get_bot(ref).id]
+    else:
+        ids = [b.id for b in store.list_bots() if b.name == ref] or [store.get_bot(ref).id]  # none: its error
+    pages = {g.id: g for i in ids for g in store.find_games(tournament_id, i, limit + offset, 0, newest_first=newest)}
+    return [pages[i] for i in sorted(pages, reverse=newest)][offset : offset + limit]
+
+
+GAME_SEAT_FIELDS = ("id", "tournament", "match_no", "game_no", "deal", "game", "variant", "rounds", "started")
+
+
+def games_csv(games: list[Any]) -> str:
+    """One row per seat of each game: the game's fields, then the seat's, its faults by kind."""
+    from .store import FAULT_KINDS
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*GAME_SEAT_FIELDS, "seat", "bot", "rank", "score", "status", *FAULT_KINDS])
+    for g in games:
+        for s in g.seats:
+            writer.writerow(
+                [*(getattr(g, f) for f in GAME_SEAT_FIELDS), s.seat, s.bot, s.rank, s.score, s.status]
+                + [s.faults.get(kind, 0) for kind in FAULT_KINDS]
+            )
+    return out.getvalue()

@@ -1,0 +1,47 @@
+"""A tournament's plan as its stored config states it: the schedule it derives, and the
+gauntlet's default cap.
+
+It imports only the standard library at its top, so that ``arena --help`` (the gauntlet's
+help states the cap) and the commands that only show tournaments (``arena tournament
+list`` and ``show``) use it without the machinery that plays them (trio, the referee,
+the sandboxes).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NotRequired, TypedDict
+
+if TYPE_CHECKING:
+    from .schedule import Match
+    from .store import Tournament
+
+DEFAULT_MAX_GAMES = 40_000
+"""The cap of a sequential gauntlet without ``--max-games``."""
+
+
+class _Shape(TypedDict):
+    """The fields of a tournament's config (``tournament.TournamentConfig``) that make its
+    schedule; the others (time limits, fair time) change how it is played, not what."""
+
+    bots: list[str]
+    table_size: int
+    deals: int
+    grown: NotRequired[list[int]]
+
+
+def schedule_of(tournament: Tournament) -> list[Match]:
+    """Every match of the tournament's schedule, derived from its seed and config: a round
+    robin (grown as its league grew), or a gauntlet's tables (NEW, bot 0, at each). Raises
+    ``msgspec.ValidationError`` for a config that is neither, ``ValueError`` for one whose
+    numbers make no schedule."""
+    import msgspec
+
+    # arena.schedule loads msgspec and the match types: only when a schedule is made.
+    from .schedule import gauntlet, round_robin
+
+    shape = msgspec.convert(tournament.config, _Shape)
+    bots, size, deals = len(shape["bots"]), shape["table_size"], shape["deals"]
+    if "gauntlet" in tournament.config:  # arena gauntlet: NEW (bot 0) against the others
+        chunk = int(tournament.config["gauntlet"]["chunk"])
+        return gauntlet(bots - 1, size, deals, chunk, tournament.seed)
+    return round_robin(bots, size, deals, tournament.seed, shape.get("grown", []))

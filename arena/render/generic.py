@@ -1,0 +1,145 @@
+"""Any game in the terminal, knowing nothing of it: each step's answers and events as
+JSON lines, then the standings. The fallback for a game whose record has no renderer,
+so that ``arena play`` and ``arena replay`` show every game the catalog knows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+from rich.console import Console, RenderableType
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
+from . import seat_labels
+from .common import Note, limit_text, ms_text, note_lines, show_pictures
+
+_encode = msgspec.json.Encoder().encode
+
+
+def event_text(event: Any) -> Text:
+    """One event as a line of JSON."""
+    return Text(_encode(event).decode())
+
+
+def live(events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
+    """What ``arena play`` prints as a game goes: every event, a JSON line each."""
+    return [event_text(event) for event in events]
+
+
+class StepLog(msgspec.Struct):
+    """One events line of the replay, with the decision that caused it and the notes
+    logged while that decision was asked."""
+
+    events: list[Any]
+    decision: DecisionLine | None = None
+    notes: list[Note] = []
+
+
+def steps_of(lines: Sequence[Line], steps: Sequence[Step]) -> tuple[list[StepLog], list[Note], End | None]:
+    """The replay as steps (one per events line), the notes logged before the first
+    one, and the end line if the game finished."""
+    out: list[StepLog] = []
+    before: list[Note] = []
+    notes: list[Note] = []
+    decision: DecisionLine | None = None
+    end: End | None = None
+    verified = iter(steps)
+    for line in lines[1:]:
+        match line:
+            case FaultLine() | DroppedLine():
+                notes.append(line)
+            case DecisionLine():
+                decision = line
+            case EventsLine():
+                if not out:
+                    before, notes = notes, []
+                out.append(StepLog(next(verified).events, decision, notes))
+                notes, decision = [], None
+            case End():
+                end = line
+    return out, before, end
+
+
+class Pictures:
+    """The whole game is one round; each events line is a turn."""
+
+    def __init__(self, lines: Sequence[Line], steps: Sequence[Step]) -> None:
+        header = lines[0]
+        assert isinstance(header, Header)
+        self.header_line = header
+        self.steps, self.before, self.end = steps_of(lines, steps)
+        self.labels = seat_labels([seat.name for seat in header.seats])
+        self.letters = [label.split(" ", 1)[0] for label in self.labels]
+
+    def turns(self) -> list[int]:
+        return [len(self.steps)]
+
+    def header(self) -> list[RenderableType]:
+        header = self.header_line
+        title = Text(f"{header.game} replay", style="bold")
+        title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
+        if header.started:
+            title.append(f" · started {header.started}")
+        settings = " ".join(f"{key}={value}" for key, value in header.settings.items())
+        limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
+        seats = Table(box=None, pad_edge=False, header_style="dim")
+        for column in ("seat", "version", "sandbox"):
+            seats.add_column(column)
+        for label, seat in zip(self.labels, header.seats, strict=True):
+            seats.add_row(Text(label), Text(seat.version), Text(seat.isolation))
+        return [title, Text(f"settings: {settings} · limits: {limits}"), seats, *note_lines(self.before, self.letters)]
+
+    def round_start(self, round_index: int, from_turn: int) -> list[RenderableType]:
+        return [Text(), Rule("Game" if from_turn == 0 else f"Game, from step {from_turn + 1}", align="left")]
+
+    def turn(self, round_index: int, turn_index: int) -> list[RenderableType]:
+        step = self.steps[turn_index]
+        out: list[RenderableType] = [Text(f"step {turn_index + 1}", style="bold")]
+        decision = step.decision
+        if decision is not None:
+            for seat, answer, ms, defaulted in zip(
+                decision.seats, decision.answers, decision.wall_ms, decision.defaulted, strict=True
+            ):
+                line = Text(f"  {self.letters[seat]} {decision.kind} {_encode(answer).decode()}")
+                line.append(f" ({ms_text(ms)})", style="dim")
+                if defaulted:
+                    line.append(" (default)", style="red")
+                out.append(line)
+        out += note_lines(step.notes, self.letters)
+        out += [Text("  ") + event_text(event) for event in step.events]
+        return out
+
+    def round_end(self, round_index: int) -> list[RenderableType]:
+        return []
+
+    def standings(self) -> list[RenderableType]:
+        end = self.end
+        if end is None:
+            return []
+        table = Table(title="Final standings", title_justify="left")
+        for column, justify in (("rank", "right"), ("seat", "left"), ("score", "right"), ("status", "left")):
+            table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        for seat in sorted(range(len(self.labels)), key=lambda s: (end.ranks[s], s)):
+            status = end.statuses[seat]
+            faults = ", ".join(fault.kind for fault in status.faults)
+            text = Text(
+                status.status + (f" ({faults})" if faults else ""), style="" if status.status == "ok" else "red"
+            )
+            table.add_row(str(end.ranks[seat]), Text(self.labels[seat]), str(end.scores[seat]), text)
+        return [Text(), table]
+
+
+def show_replay(
+    console: Console,
+    lines: Sequence[Line],
+    steps: Sequence[Step],
+    round_no: int | None = None,
+    turn: int | None = None,
+    step: bool = False,
+) -> None:
+    """Show a verified replay, step by step, as JSON lines (``--round 1 --turn N`` starts at step N)."""
+    show_pictures(console, Pictures(lines, steps), round_no, turn, step)
