@@ -146,7 +146,9 @@ def interrupt_mid_game(slow: Path, sandbox: str, started: Callable[[], bool]) ->
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     finally:
-        proc.kill()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     return proc.returncode, err
 
 

@@ -160,7 +160,7 @@ async def test_docker_plays_exactly_as_local(docker_sandbox: DockerSandbox) -> N
     assert story(local) == story(contained)
     assert contained.games[0].replay[0].seats[0].isolation.startswith("docker")
     mine = {"label": f"{LABEL}.owner={OWNER}"}  # other arenas on this engine may be running
-    assert docker_sandbox.client.containers.list(all=True, filters=mine) == []
+    assert docker_sandbox.client.api.containers(all=True, filters=mine) == []
 
 
 async def test_out_of_memory_is_recorded_as_such(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
@@ -264,7 +264,7 @@ def test_ctrl_c_removes_every_container(docker_sandbox: DockerSandbox, make_bot:
     client = docker_sandbox.client
 
     def ours() -> list[Any]:
-        return client.containers.list(all=True, filters={"label": f"{LABEL}.bot=slowpoke"})
+        return list(client.api.containers(all=True, filters={"label": f"{LABEL}.bot=slowpoke"}))
 
     code, err = interrupt_mid_game(slow, "docker", lambda: len(ours()) >= 2)
     assert code == 130, err

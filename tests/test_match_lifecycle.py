@@ -125,7 +125,7 @@ async def test_a_crashed_container_is_replaced_for_the_next_game(docker_sandbox:
     assert [f.kind for f in faults(crashed, seat_of(crashed, 0))] == ["crash"]
     assert after.statuses[seat_of(after, 0)].status == "ok"
     assert "started" in stderr_of(after, seat_of(after, 0)), "a new container"
-    left = docker_sandbox.client.containers.list(all=True, filters={"label": f"{LABEL}.bot=crashydocker"})
+    left = docker_sandbox.client.api.containers(all=True, filters={"label": f"{LABEL}.bot=crashydocker"})
     assert left == [], "the crashed container and its successor were both removed"
 
 
@@ -158,6 +158,16 @@ async def test_a_match_whose_bots_all_fail_at_start_up_stops_with_the_first_faul
     assert "dead0" in message and "exited" in message and "boom: no luck" in message
     assert f"arena bot check {load_bot(dead[0]).path}" in message, "names the fix"
     assert all(bot_pids(d) == [] for d in dead)
+
+
+async def test_a_dying_bot_s_last_words_reach_its_fault(make_bot: MakeBot) -> None:
+    """A bot that says much on stderr and dies: its fault quotes its last line, however
+    far behind the reading of its stderr is when its exit is seen."""
+    code = "import sys\nsys.stderr.write('noise ' * 40000 + '\\nboom: last words\\n')\nsys.exit(3)\n"
+    loud = [make_bot(f"loud{i}", code) for i in range(2)]
+    with pytest.raises(MatchError) as raised:
+        await match(loud, 2)
+    assert "exited with code 3" in str(raised.value) and "boom: last words" in str(raised.value)
 
 
 # --- tournaments through the CLI ------------------------------------------------------

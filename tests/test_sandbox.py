@@ -301,7 +301,7 @@ def test_a_build_is_capped_like_play(make_bot: MakeBot, build: str, reason: str)
     folder = make_bot("greedy", "print()", manifest=manifest)
     with pytest.raises(StartError, match=reason):
         LocalSandbox().prepared(load_bot(folder))
-    assert subprocess.run(["pgrep", "-f", "sleep 5"], capture_output=True).returncode != 0
+    assert subprocess.run(["pgrep", "-fx", "sleep 5"], capture_output=True).returncode != 0
 
 
 def test_plain_local_mode_must_be_asked_for_by_name(make_bot: MakeBot, tmp_path: Path) -> None:

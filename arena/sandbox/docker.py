@@ -338,6 +338,7 @@ class DockerProcess(PipedBot):
     async def gone_reason(self) -> str:
         if self._reason is None:
             self._reason = await trio.to_thread.run_sync(self._inspect_exit)
+            await self.last_words(GRACE_SECONDS)
         return self._reason
 
     def _inspect_exit(self) -> str:

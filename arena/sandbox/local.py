@@ -142,7 +142,10 @@ class LocalProcess(PipedBot):
     async def gone_reason(self) -> str:
         with trio.move_on_after(GRACE_SECONDS):
             await self._proc.wait()
-        return self.exit_reason() or "closed its output"
+        reason = self.exit_reason()
+        if reason is not None:
+            await self.last_words(GRACE_SECONDS)
+        return reason or "closed its output"
 
     def freeze(self) -> None:
         """Stop the whole bot: its cgroup at once (nothing it forked escapes), else its

@@ -36,6 +36,7 @@ class PipedBot:
         self._stdin_fd = stdin.fileno()
         self.output = PipeLines(stdout, max_line, wait_for_writer=wait_for_writer)
         self.stderr = StderrLog()
+        self._stderr_ended = trio.Event()
 
     async def pump_stderr(self) -> None:
         try:
@@ -43,6 +44,14 @@ class PipedBot:
                 self.stderr.write(data)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             pass
+        finally:
+            self._stderr_ended.set()
+
+    async def last_words(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) until the bot's stderr has ended, so that a bot
+        that just died has its last lines in the log before its fault is written."""
+        with trio.move_on_after(timeout):
+            await self._stderr_ended.wait()
 
     async def send(self, data: bytes, timeout: float) -> None:
         try:
