@@ -23,7 +23,7 @@ from arena import cli, cli_common
 from .conftest import SAMPLES
 
 ARENA = str(Path(sys.executable).parent / "arena")
-HEAVY = ("trio", "docker", "numpy", "starlette", "hypercorn", "jinja2")
+HEAVY = ("trio", "docker", "numpy", "starlette", "hypercorn", "jinja2", "distributed", "dask")
 """Packages no command may load unless it uses them."""
 RUNNING = ("arena.referee", "arena.sandbox", "arena.tournament", "arena.store", "arena.web", "leaderboard")
 """What only a command that runs (or reads) something needs: never loaded for ``--help``."""
@@ -147,6 +147,7 @@ def test_every_command_is_registered_in_its_place() -> None:
         "games",
         "gauntlet",
         "serve",
+        "worker",
         "image",
         "bot",
         "tournament",
