@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rich.console import Console, RenderableType
+from rich.table import Table
 from rich.text import Text
 
-from ..replay import DroppedLine, FaultLine, Line, ReplayError, Step
+from ..replay import DroppedLine, FaultLine, Header, Line, ReplayError, Step
 
 Note = FaultLine | DroppedLine
 """What the referee logged about a seat while a decision was asked of it."""
@@ -135,6 +136,23 @@ def note_lines(notes: Sequence[Note], letters: Sequence[str]) -> list[Text]:
             case DroppedLine(line=line, reason=reason):
                 out.append(Text(f"  {who} sent a line that answered nothing ({reason}): {line}", style="dim"))
     return out
+
+
+def header_lines(header: Header, labels: Sequence[str], settings: dict[str, Any] | None = None) -> list[RenderableType]:
+    """A replay's title (game, seed, seats, start), its ``settings`` (default: all) and
+    limits, and who sat where in which sandbox: the top of every game's pictures."""
+    title = Text(f"{header.game} replay", style="bold")
+    title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
+    if header.started:
+        title.append(f" · started {header.started}")
+    shown = " ".join(f"{key}={value}" for key, value in (header.settings if settings is None else settings).items())
+    limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
+    seats = Table(box=None, pad_edge=False, header_style="dim")
+    for column in ("seat", "version", "sandbox"):
+        seats.add_column(column)
+    for label, seat in zip(labels, header.seats, strict=True):
+        seats.add_row(Text(label), Text(seat.version), Text(seat.isolation))
+    return [title, Text(f"settings: {shown} · limits: {limits}"), seats]
 
 
 def limit_text(key: str, value: int) -> str:

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
 from . import seat_labels
-from .common import Note, limit_text, ms_text, note_lines, show_pictures
+from .common import Note, header_lines, ms_text, note_lines, show_pictures
 
 _encode = msgspec.json.Encoder().encode
 
@@ -79,19 +79,7 @@ class Pictures:
         return [len(self.steps)]
 
     def header(self) -> list[RenderableType]:
-        header = self.header_line
-        title = Text(f"{header.game} replay", style="bold")
-        title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
-        if header.started:
-            title.append(f" · started {header.started}")
-        settings = " ".join(f"{key}={value}" for key, value in header.settings.items())
-        limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
-        seats = Table(box=None, pad_edge=False, header_style="dim")
-        for column in ("seat", "version", "sandbox"):
-            seats.add_column(column)
-        for label, seat in zip(self.labels, header.seats, strict=True):
-            seats.add_row(Text(label), Text(seat.version), Text(seat.isolation))
-        return [title, Text(f"settings: {settings} · limits: {limits}"), seats, *note_lines(self.before, self.letters)]
+        return [*header_lines(self.header_line, self.labels), *note_lines(self.before, self.letters)]
 
     def round_start(self, round_index: int, from_turn: int) -> list[RenderableType]:
         return [Text(), Rule("Game" if from_turn == 0 else f"Game, from step {from_turn + 1}", align="left")]

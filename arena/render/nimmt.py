@@ -32,7 +32,7 @@ from ..replay import (
     Line,
     Step,
 )
-from .common import Note, count, limit_text, note_lines, show_pictures
+from .common import Note, count, header_lines, note_lines, show_pictures
 from .common import ms_text as _ms
 
 
@@ -257,23 +257,11 @@ it did before they existed."""
 
 
 def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
-    """Game, seed, settings, limits, and who sat where in which sandbox."""
-    header = log.header
-    title = Text(f"{header.game} replay", style="bold")
-    title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
-    if header.started:
-        title.append(f" · started {header.started}")
-    settings = " ".join(
-        f"{key}={value}" for key, value in header.settings.items() if _QUIET_DEFAULTS.get(key, ...) != value
-    )
-    limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
-    seats = Table(box=None, pad_edge=False, header_style="dim")
-    for column in ("seat", "version", "sandbox"):
-        seats.add_column(column)
-    for label, seat in zip(labels, header.seats, strict=True):
-        seats.add_row(Text(label), Text(seat.version), Text(seat.isolation))
+    """Game, seed, settings (those not at their usual value), limits, and who sat where
+    in which sandbox."""
+    settings = {k: v for k, v in log.header.settings.items() if _QUIET_DEFAULTS.get(k, ...) != v}
     letters = [label.split(" ", 1)[0] for label in labels]
-    return [title, Text(f"settings: {settings} · limits: {limits}"), seats, *note_lines(log.before_play, letters)]
+    return [*header_lines(log.header, labels, settings), *note_lines(log.before_play, letters)]
 
 
 def round_heading(round_log: RoundLog, letters: Sequence[str], facts: Facts | None = None) -> list[RenderableType]:

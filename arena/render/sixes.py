@@ -21,7 +21,7 @@ from protocol.sixes import RANKS, SUITS, Deal, GameEnd, Pass, Play, RoundEnd, ra
 
 from ..games.sixes import Run, State, place
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
-from .common import Note, count, limit_text, note_lines, show_pictures
+from .common import Note, count, header_lines, note_lines, show_pictures
 from .common import ms_text as _ms
 
 SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
@@ -194,27 +194,10 @@ class Pictures:
 
 
 def header_view(log: GameLog, labels: Sequence[str]) -> list[RenderableType]:
-    """Game, seed, settings, limits, and who sat where in which sandbox."""
-    header = log.header
-    title = Text(f"{header.game} replay", style="bold")
-    title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
-    if header.started:
-        title.append(f" · started {header.started}")
-    settings = " ".join(f"{key}={value}" for key, value in header.settings.items())
-    limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
-    seats = Table(box=None, pad_edge=False, header_style="dim")
-    for column in ("seat", "version", "sandbox"):
-        seats.add_column(column)
-    for label, seat in zip(labels, header.seats, strict=True):
-        seats.add_row(Text(label), Text(seat.version), Text(seat.isolation))
+    """Game, seed, settings, limits, the card legend, and who sat where in which sandbox."""
+    title, settings, seats = header_lines(log.header, labels)
     letters = [label.split(" ", 1)[0] for label in labels]
-    return [
-        title,
-        Text(f"settings: {settings} · limits: {limits}"),
-        Text(LEGEND, style="dim"),
-        seats,
-        *note_lines(log.before_play, letters),
-    ]
+    return [title, settings, Text(LEGEND, style="dim"), seats, *note_lines(log.before_play, letters)]
 
 
 def round_heading(round_log: RoundLog, letters: Sequence[str]) -> list[RenderableType]:
