@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .cli_cluster import worker
+from .cli_cluster import scheduler, worker
 from .cli_common import (
     DEFAULT_DB,
     GAME_HELP,
@@ -254,6 +254,7 @@ app.command("leaderboard")(leaderboard_cmd)
 app.command("games")(games_cmd)
 app.command("gauntlet")(gauntlet_cmd)
 app.command("serve")(serve)
+app.command("scheduler")(scheduler)
 app.command("worker")(worker)
 app.add_typer(image_app, name="image")
 app.add_typer(bot_app, name="bot")

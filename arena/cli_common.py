@@ -35,6 +35,8 @@ USER_ERRORS = (
     ("arena.replay", "ReplayError"),
     ("arena.sandbox.images", "ImageError"),
     ("arena.store", "StoreError"),
+    ("arena.cluster", "ClusterError"),
+    ("arena.node", "NodeError"),
 )
 """The errors that are the user's to mend (a bad bot folder, setting, replay,
 database...), as ``(defining module, class)``: shown as one line, never a traceback."""

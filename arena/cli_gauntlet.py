@@ -16,6 +16,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .cli_cluster import (
+    ClusterOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsKeyOption,
+    WaitWorkersOption,
+    join,
+    open_player,
+    tls_of,
+)
 from .cli_common import (
     DEFAULT_DB,
     GAME_HELP,
@@ -30,7 +40,6 @@ from .cli_common import (
     open_store,
     print_table,
     user_errors,
-    warn_about,
 )
 from .league import DEFAULT_MAX_GAMES
 
@@ -94,7 +103,7 @@ def gauntlet_cmd(
     table_size: Annotated[
         int, typer.Option(help="Seats per game: NEW and K-1 opponents (2: heads-up against each one).", min=2)
     ] = 2,
-    concurrency: Annotated[int, typer.Option(help="Matches played at once.", min=1)] = 2,
+    concurrency: Annotated[int, typer.Option(help="Matches played at once (on one machine).", min=1)] = 2,
     db: DbOption = DEFAULT_DB,
     name: Annotated[str | None, typer.Option(help="The gauntlet's name (needed to --resume it).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the deals.")] = None,
@@ -107,13 +116,17 @@ def gauntlet_cmd(
     startup_time: Annotated[float, typer.Option(help="Seconds a bot has to start and answer hello.", min=0.001)] = 10.0,
     variant: VariantOption = None,
     settings_file: SettingsFileOption = None,
+    cluster: ClusterOption = None,
+    wait_workers: WaitWorkersOption = 60.0,
+    tls_ca_file: TlsCaOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
 ) -> None:
     """Play NEW against the field in duplicate deals: with --sprt until the sequential test
     accepts H0 or H1 (or --max-games), else --deals deals per table. Stored as a
     tournament: `arena games`, `arena leaderboard` and `--resume` work on it."""
     import trio
 
-    from .cli_sandbox import open_sandbox, prepare
     from .gauntlet import read, run_gauntlet, spec_of
     from .match import TimeLimits
     from .store import StoreError
@@ -121,6 +134,7 @@ def gauntlet_cmd(
 
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
+        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, sandbox_name)
         if resume:
             if name is None:
                 fail("--resume needs the --name of the gauntlet to go on with")
@@ -145,10 +159,8 @@ def gauntlet_cmd(
             return
         held.enter_context(store.lease(tournament.id))
         try:
-            sandbox = open_sandbox(sandbox_name)
-            loaded = [b.load() for b in stored]
-            prepare(sandbox, loaded)
-            warn_about(sorted({sandbox.isolation_for(b) for b in loaded}))
+            player = open_player(stored, sandbox_name, concurrency, on_cluster)
+            store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
         except BaseException:
             with contextlib.suppress(StoreError):
                 store.set_status(tournament.id, "interrupted")
@@ -156,7 +168,7 @@ def gauntlet_cmd(
         lines = Lines(stored[0].ref, test)
         try:
             store.set_status(tournament.id, "running")
-            reading = trio.run(until_interrupted, run_gauntlet, store, tournament, stored, sandbox, concurrency, lines)
+            reading = trio.run(until_interrupted, run_gauntlet, store, tournament, stored, player, lines)
         except BaseException:
             with contextlib.suppress(StoreError):
                 store.set_status(tournament.id, "interrupted")

@@ -185,16 +185,18 @@ def games_cmd(
             return
         scope = (f", tournament {tournament}" if tournament else "") + (f", bot {bot}" if bot else "")
         table = Table(title=escape(f"Games in {db}{scope}"))
+        nodes = any(g.node for g in games)  # games stored before nodes were recorded have none
         for column in ("id", "tournament", "match", "deal", "rounds", "seats (score, rank)", "started"):
             table.add_column(column)
+        if nodes:
+            table.add_column("node")
         for g in games:
             seats = ", ".join(
                 f"{s.bot} {s.score}" + (" #1" if s.rank == 1 else "") + ("" if s.status == "ok" else f" [{s.status}]")
                 for s in g.seats
             )
-            table.add_row(
-                str(g.id), escape(g.tournament), str(g.match_no), str(g.deal), str(g.rounds), escape(seats), g.started
-            )
+            row = [str(g.id), escape(g.tournament), str(g.match_no), str(g.deal), str(g.rounds), escape(seats)]
+            table.add_row(*row, g.started, *([escape(g.node)] if nodes else []))
         print_table(table)
         if not games:
             err_console.print("no games stored" + escape(scope.replace(",", " for", 1)))
@@ -213,7 +215,7 @@ def games_of_bot(
     return [pages[i] for i in sorted(pages, reverse=newest)][offset : offset + limit]
 
 
-GAME_SEAT_FIELDS = ("id", "tournament", "match_no", "game_no", "deal", "game", "variant", "rounds", "started")
+GAME_SEAT_FIELDS = ("id", "tournament", "match_no", "game_no", "deal", "game", "variant", "rounds", "started", "node")
 
 
 def games_csv(games: list[Any]) -> str:

@@ -15,6 +15,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .cli_cluster import (
+    ClusterOption,
+    TlsCaOption,
+    TlsCertOption,
+    TlsKeyOption,
+    WaitWorkersOption,
+    join,
+    open_player,
+    tls_of,
+)
 from .cli_common import (
     DEFAULT_DB,
     FORMATS,
@@ -31,7 +41,6 @@ from .cli_common import (
     print_board,
     print_table,
     user_errors,
-    warn_about,
 )
 
 if TYPE_CHECKING:
@@ -48,7 +57,7 @@ def tournament_run(
     ] = [],  # noqa: B006
     table_size: Annotated[int | None, typer.Option(help="Seats per game (default: all bots, up to 10).", min=2)] = None,
     deals: Annotated[int, typer.Option(help="Deals per table; each is played once per seat rotation.", min=1)] = 4,
-    concurrency: Annotated[int, typer.Option(help="Matches played at once.", min=1)] = 2,
+    concurrency: Annotated[int, typer.Option(help="Matches played at once (on one machine).", min=1)] = 2,
     db: DbOption = DEFAULT_DB,
     name: Annotated[str | None, typer.Option(help="The tournament's name (needed to --resume it).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the schedule and the deals.")] = None,
@@ -70,6 +79,11 @@ def tournament_run(
     startup_time: Annotated[float, typer.Option(help="Seconds a bot has to start and answer hello.", min=0.001)] = 10.0,
     variant: VariantOption = None,
     settings_file: SettingsFileOption = None,
+    cluster: ClusterOption = None,
+    wait_workers: WaitWorkersOption = 60.0,
+    tls_ca_file: TlsCaOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
 ) -> None:
     """Run a round robin: every table of K bots plays D deals, each once per seat rotation.
     With --resume --name N: finish it; with --add BOT too: grow its league by that bot."""
@@ -79,7 +93,7 @@ def tournament_run(
 
     from .catalog import get_game
     from .cli_live import LiveProgress
-    from .cli_sandbox import check_games, open_sandbox, prepare
+    from .cli_sandbox import check_games
     from .league import schedule_of
     from .match import TimeLimits
     from .store import StoreError
@@ -98,6 +112,7 @@ def tournament_run(
             fail(f"--add {add[0]}: it adds a bot to an existing league: use it with --resume --name NAME")
         if resume and name is None:
             fail("--resume needs the --name of the tournament to finish")
+        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, sandbox_name)
         store = open_store(db, must_exist=resume)
         joining: list[tuple[str, Any]] = []
         if resume:
@@ -143,10 +158,8 @@ def tournament_run(
         if joining:
             tournament, config, stored = grow_league(store, tournament, config, stored, joining)
         try:
-            sandbox = open_sandbox(sandbox_name)
-            loaded = [b.load() for b in stored]
-            prepare(sandbox, loaded)
-            warn_about(sorted({sandbox.isolation_for(b) for b in loaded}))
+            player = open_player(stored, sandbox_name, concurrency, on_cluster)
+            store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
         except BaseException:  # a failed start does not leave the tournament "running"
             if tournament.status != "finished":
                 with contextlib.suppress(StoreError):
@@ -161,9 +174,7 @@ def tournament_run(
             progress = LiveProgress(live)
             try:
                 store.set_status(tournament.id, "running")  # a resumed one runs again
-                played = trio.run(
-                    until_interrupted, run_tournament, store, tournament, stored, sandbox, concurrency, progress
-                )
+                played = trio.run(until_interrupted, run_tournament, store, tournament, stored, player, progress)
             except BaseException:
                 with contextlib.suppress(StoreError):  # a full disk: it still resumes
                     store.set_status(tournament.id, "interrupted")

@@ -232,6 +232,12 @@ def _check_links(folder: Path, entries: list[Entry]) -> None:
     _check_loops(folder, entries, dir_links)
 
 
+def check_links(folder: Path, entries: list[Entry]) -> None:
+    """``scan``'s checks of the links among ``entries`` (sorted, as ``scan`` gives them, or
+    an archive's members before they are written), each named below ``folder`` in errors."""
+    _check_links(folder, entries)
+
+
 def _resolve(
     folder: Path,
     by_parts: dict[tuple[str, ...], Entry],

@@ -33,10 +33,9 @@ from leaderboard.sprt import Decision, Sprt, llr, sequential
 
 from .league import schedule_of
 from .match import GameResult as PlayedGame
-from .sandbox.base import Sandbox
 from .schedule import Match, gauntlet_tables
 from .store import Store, StoredBot, Tournament
-from .tournament import Progress, TournamentConfig, run_tournament
+from .tournament import Player, Progress, TournamentConfig, run_tournament
 
 CHUNK = 8
 """Rounds per match: the bots of a table start once for this many deal groups."""
@@ -271,11 +270,10 @@ async def run_gauntlet(
     store: Store,
     tournament: Tournament,
     bots: list[StoredBot],
-    sandbox: Sandbox,
-    concurrency: int,
+    player: Player,
     report: Callable[[Reading], None] = lambda reading: None,
 ) -> Reading:
-    """Play the gauntlet a batch of ``concurrency`` matches at a time until the test
+    """Play the gauntlet a batch of ``player.at_once`` matches at a time until the test
     decides or the schedule is played; ``report`` gets the reading after each batch.
     Marks the tournament finished then, and returns the last reading."""
     spec = spec_of(tournament)
@@ -284,12 +282,12 @@ async def run_gauntlet(
     test = spec.test()
     reading = read(store, tournament, bots)
     while not reading.finished:
-        batch = next_batch(schedule, store.done_games(tournament.id), max(1, concurrency))
+        batch = next_batch(schedule, store.done_games(tournament.id), player.at_once)
         if not batch:  # every game stored, yet a group incomplete: cannot happen
             break
         with trio.CancelScope() as scope:
             watch = _Watch(reading, batch, bots[0].ref, test, scope) if test is not None else Progress()
-            await run_tournament(store, tournament, bots, sandbox, concurrency, watch, schedule=batch)
+            await run_tournament(store, tournament, bots, player, watch, schedule=batch)
         reading = read(store, tournament, bots, reading)
         report(reading)
     store.set_status(tournament.id, "finished")

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 import trio
@@ -83,6 +84,17 @@ class StartUpFailed(MatchError):
         self.fault = fault
 
 
+class Slots(Protocol):
+    """A machine's thinking slots: ``trio.Semaphore``, or on a cluster's worker the
+    slots its threads share (``arena.node.SharedSlots``)."""
+
+    async def acquire(self) -> None: ...
+
+    def acquire_nowait(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
 class Observer:
     """Hooks for whoever watches a match (the CLI's live output, a progress bar)."""
 
@@ -91,6 +103,20 @@ class Observer:
 
     def game_over(self, result: GameResult) -> None:
         pass
+
+
+class TimedGames(Observer):
+    """Hands each game on with its wall time in ms, from the end of the game before (or
+    from when it was made, for the first)."""
+
+    def __init__(self, game_over: Callable[[GameResult, float], None]) -> None:
+        self._game_over = game_over
+        self._clock = time.perf_counter()
+
+    def game_over(self, result: GameResult) -> None:
+        now = time.perf_counter()
+        self._game_over(result, round((now - self._clock) * 1000, 1))
+        self._clock = now
 
 
 class _Player:
@@ -208,7 +234,7 @@ class _FairTime:
     """The machine's thinking slots and the freezing of bots between their turns (see
     docs/design.md, Fair time); with fair time off, neither."""
 
-    def __init__(self, slots: trio.Semaphore | None, freeze: bool) -> None:
+    def __init__(self, slots: Slots | None, freeze: bool) -> None:
         self.slots = slots
         self.freeze = freeze
 
@@ -294,7 +320,7 @@ async def play_match(
     spec: MatchSpec,
     sandbox: Sandbox,
     observer: Observer | None = None,
-    slots: trio.Semaphore | None = None,
+    slots: Slots | None = None,
     *,
     keep_games: bool = True,
     inbox: LineInbox | None = None,

@@ -150,6 +150,20 @@ MIGRATIONS.append(
     DELETE FROM ratings;
     """
 )
+MIGRATIONS.append(
+    # 5: the node that played each game: the coordinating machine's host name on one
+    # machine, the Dask worker's name on a cluster; empty for games stored before.
+    """
+    ALTER TABLE games ADD COLUMN node TEXT NOT NULL DEFAULT '';
+    """
+)
+MIGRATIONS.append(
+    # 6: the workers of the cluster that plays each tournament and their thinking slots,
+    # as JSON (a list of {"name", "slots"}); empty for one machine and for those before.
+    """
+    ALTER TABLE tournaments ADD COLUMN workers TEXT NOT NULL DEFAULT '[]';
+    """
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
 
@@ -353,6 +367,9 @@ class FinishedGame(msgspec.Struct, frozen=True):
     seats: list[SeatResult]
     replay: bytes
     """The replay's JSON lines."""
+    node: str = ""
+    """The machine that played it: the coordinating machine's host name on one machine,
+    the Dask worker's name on a cluster."""
 
 
 class StoredSeat(msgspec.Struct, frozen=True):
@@ -382,6 +399,21 @@ class StoredGame(msgspec.Struct, frozen=True):
     wall_ms: float
     started: str
     seats: list[StoredSeat]
+    node: str = ""
+    """The machine that played it (empty: stored before the arena recorded it)."""
+
+
+class NodeActivity(msgspec.Struct, frozen=True):
+    """What one node of a tournament has played, as its web page shows it."""
+
+    node: str
+    slots: int | None
+    """Its thinking slots, as the cluster reported them when the tournament started (None:
+    not recorded)."""
+    games: int
+    """Games of the tournament it stored."""
+    recent_per_s: float
+    """Games it started in the last ``window_s`` seconds, per second."""
 
 
 def now() -> str:
@@ -789,6 +821,44 @@ class Store:
                 (status, finished, tournament_id, self.owner),
             )
 
+    def set_workers(self, tournament_id: int, workers: list[tuple[str, int]]) -> None:
+        """The cluster's workers that play the tournament and their thinking slots (none:
+        one machine)."""
+        listed = [{"name": name, "slots": slots} for name, slots in workers]
+        with self._transaction():
+            self.db.execute("UPDATE tournaments SET workers = ? WHERE id = ?", (json.dumps(listed), tournament_id))
+
+    def node_activity(self, tournament_id: int, window_s: float = 60.0) -> list[NodeActivity]:
+        """Every node that stored a game of the tournament, and every recorded worker that
+        has none yet, by name: its slots, its games, and its games per second over the
+        last ``window_s`` seconds (by when each game started)."""
+        row = self.db.execute("SELECT workers FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        try:
+            listed = json.loads(row[0]) if row is not None else []
+        except (TypeError, ValueError):
+            listed = []
+        slots: dict[str, int] = {}
+        for worker in listed if isinstance(listed, list) else []:
+            if (
+                isinstance(worker, dict)
+                and isinstance(worker.get("name"), str)
+                and isinstance(worker.get("slots"), int)
+            ):
+                slots[worker["name"]] = worker["slots"]
+        since = (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=window_s)).isoformat(timespec="seconds")
+        counts = {
+            r[0]: (int(r[1]), int(r[2] or 0))
+            for r in self.db.execute(
+                "SELECT node, count(*), sum(started >= ?) FROM games"
+                " WHERE tournament_id = ? AND node != '' GROUP BY node",
+                (since, tournament_id),
+            )
+        }
+        shown = {name: counts.get(name, (0, 0)) for name in sorted(set(counts) | set(slots))}
+        return [
+            NodeActivity(name, slots.get(name), games, recent / window_s) for name, (games, recent) in shown.items()
+        ]
+
     # --- leases: one arena runs a tournament at a time ---------------------------------
 
     def take_lease(self, tournament_id: int) -> None:
@@ -866,8 +936,8 @@ class Store:
                     )
             cursor = self.db.execute(
                 "INSERT INTO games (tournament_id, match_no, game_no, deal, seed, game, variant, players, rounds,"
-                " wall_ms, started, replay, seat_bots, seat_ranks, seat_scores)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " wall_ms, started, replay, seat_bots, seat_ranks, seat_scores, node)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.tournament_id,
                     record.match_no,
@@ -884,6 +954,7 @@ class Store:
                     ",".join(str(seat.bot_id) for seat in record.seats),
                     ",".join(str(seat.rank) for seat in record.seats),
                     ",".join(str(seat.score) for seat in record.seats),
+                    record.node,
                 ),
             )
             game_id = cursor.lastrowid
@@ -1069,7 +1140,7 @@ class Store:
         rows = self.db.execute(
             f"""WITH page AS (
                     SELECT g.id, t.name, g.match_no, g.game_no, g.deal, g.seed, g.game, g.variant, g.rounds,
-                           g.wall_ms, g.started
+                           g.wall_ms, g.started, g.node
                     FROM games g JOIN tournaments t ON t.id = g.tournament_id
                     WHERE {where} ORDER BY g.id {order} LIMIT ? OFFSET ?)
                 SELECT page.*, s.seat, b.name || ':' || b.version, s.rank, s.score, s.status,
@@ -1081,9 +1152,9 @@ class Store:
         games: list[StoredGame] = []
         for r in rows:
             if not games or games[-1].id != r[0]:
-                games.append(StoredGame(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], []))
-            faults = {kind: count for kind, count in zip(FAULT_KINDS, r[16:20], strict=True) if count}
-            games[-1].seats.append(StoredSeat(r[11], r[12], r[13], r[14], r[15], faults))
+                games.append(StoredGame(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], [], r[11]))
+            faults = {kind: count for kind, count in zip(FAULT_KINDS, r[17:21], strict=True) if count}
+            games[-1].seats.append(StoredSeat(r[12], r[13], r[14], r[15], r[16], faults))
         return games
 
     def bot_tournaments(self, bot_id: int) -> list[tuple[int, str, str]]:

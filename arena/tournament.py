@@ -1,7 +1,8 @@
 """Running a tournament: the schedule's matches, several at once, each game stored as it ends.
 
-Matches run concurrently (at most ``concurrency`` at a time) and share the machine's
-thinking slots (one per core), so fair time holds across all of them. A game is
+Matches are played by a ``Player``: on this machine, several at once sharing its
+thinking slots (one per core) so fair time holds across all of them, or on the workers
+of a Dask cluster (``arena.cluster``); either way this process alone writes the database. A game is
 committed the moment it ends; a resumed tournament plays only the games the database
 does not hold, from the same schedule and the same deal seeds.
 """
@@ -10,10 +11,10 @@ from __future__ import annotations
 
 import os
 import signal
-import time
+import socket
 from collections.abc import Awaitable, Callable
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 import trio
@@ -21,7 +22,7 @@ import trio
 from . import replay as replay_files
 from .league import schedule_of
 from .match import GameResult, MatchSpec, TimeLimits
-from .referee import Observer, play_match
+from .referee import TimedGames, play_match
 from .sandbox.base import Sandbox
 from .schedule import Match, conflicts
 from .store import FAULT_KINDS, FinishedGame, SeatResult, Store, StoredBot, StoreError, Tournament
@@ -114,12 +115,45 @@ def stored_games(
     return set(stored)
 
 
+class Player(Protocol):
+    """Where a tournament's matches are played: this machine (``OnThisMachine``) or the
+    workers of a Dask cluster (``arena.cluster.OnCluster``)."""
+
+    at_once: int
+    """Matches in play at once."""
+    nodes: list[tuple[str, int]]
+    """The machines that play, with their thinking slots."""
+
+    async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
+        """Play ``spec`` (its bots are ``bots``' snapshots), handing each game on as it
+        ends, or as the match's games come back."""
+
+
+GameOver = Callable[[GameResult, str, float], None]
+"""A game as it ends, the node that played it and its wall time in ms."""
+
+
+class OnThisMachine:
+    """Matches played here, sharing the machine's thinking slots (one per core)."""
+
+    def __init__(self, sandbox: Sandbox, concurrency: int) -> None:
+        self.sandbox = sandbox
+        self.at_once = max(1, concurrency)
+        self.slots = trio.Semaphore(os.cpu_count() or 1)
+        self.node = socket.gethostname()
+        self.nodes = [(self.node, os.cpu_count() or 1)]
+
+    async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
+        timed = TimedGames(lambda result, ms: game_over(result, self.node, ms))
+        # Each game goes on as it ends; the match keeps none (flat memory).
+        await play_match(spec, self.sandbox, timed, self.slots if spec.fair_time else None, keep_games=False)
+
+
 async def run_tournament(
     store: Store,
     tournament: Tournament,
     bots: list[StoredBot],
-    sandbox: Sandbox,
-    concurrency: int,
+    player: Player,
     progress: Progress | None = None,
     schedule: list[Match] | None = None,
 ) -> int:
@@ -135,8 +169,7 @@ async def run_tournament(
     total = sum(len(m.games) for m in schedule)
     progress.started(total, len(done))
     loaded = [bot.load() for bot in bots]
-    slots = trio.Semaphore(os.cpu_count() or 1)
-    matches = trio.CapacityLimiter(max(1, concurrency))
+    matches = trio.CapacityLimiter(player.at_once)
     writer = _Writer(store)
     played = 0
 
@@ -146,7 +179,7 @@ async def run_tournament(
         if not remaining:
             return
         async with matches:
-            observer = _Recorder(writer, tournament, match, bots, progress)
+            recorder = _Recorder(writer, tournament, match, bots, progress)
             spec = MatchSpec(
                 tournament.game,
                 tournament.settings,
@@ -155,9 +188,8 @@ async def run_tournament(
                 config.limits,
                 fair_time=config.fair_time,
             )
-            # Each game goes to the writer as it ends; the match keeps none (flat memory).
-            await play_match(spec, sandbox, observer, slots if config.fair_time else None, keep_games=False)
-            played += observer.stored
+            await player.play(spec, recorder.match_bots, recorder.game_over)
+            played += recorder.stored
 
     async with trio.open_nursery() as outer:
         outer.start_soon(writer.run)
@@ -195,7 +227,7 @@ class _Writer:
         self.store.save_game(msgspec.structs.replace(record, replay=replay_files.dumps(replay)))
 
 
-class _Recorder(Observer):
+class _Recorder:
     """Hands each game of a match to the writer the moment it ends."""
 
     def __init__(
@@ -212,12 +244,9 @@ class _Recorder(Observer):
         self.match_bots = [bots[b] for b in match.bots]
         self.progress = progress
         self.stored = 0
-        self.clock = time.perf_counter()
 
-    def game_over(self, result: GameResult) -> None:
+    def game_over(self, result: GameResult, node: str, wall_ms: float) -> None:
         game_no = result.game_no  # its number in the match, also for a resumed match
-        elapsed = time.perf_counter() - self.clock
-        self.clock = time.perf_counter()
         header = result.replay[0]
         assert isinstance(header, replay_files.Header)
         seats = []
@@ -238,10 +267,11 @@ class _Recorder(Observer):
             game=self.tournament.game,
             variant=self.tournament.variant,
             rounds=result.rounds,
-            wall_ms=round(elapsed * 1000, 1),
+            wall_ms=wall_ms,
             started=header.started,
             seats=seats,
             replay=b"",
+            node=node,
         )
         self.writer.put(record, result.replay)
         self.stored += 1

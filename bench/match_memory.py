@@ -25,7 +25,7 @@ import trio
 from arena.match import GameResult, TimeLimits
 from arena.sandbox import choose_sandbox
 from arena.store import Store, StoredBot
-from arena.tournament import Progress, TournamentConfig, run_tournament
+from arena.tournament import OnThisMachine, Progress, TournamentConfig, run_tournament
 
 FAST = Path(__file__).resolve().parent / "bots" / "fast"
 MARKS = (50, 100, 250, 500, 1000, 1500, 2000, 3000, 5000, 10_000)
@@ -86,7 +86,7 @@ def main() -> None:
             measure = Measure(deals * 4)
             print(f"one match of {deals * 4:,} games, 4 fast bots, fair time off, {args.sandbox} sandbox")
             print(f"  before the match:    {rss_mb():6.1f} MB")
-            trio.run(run_tournament, store, tournament, bots, sandbox, 1, measure)
+            trio.run(run_tournament, store, tournament, bots, OnThisMachine(sandbox, 1), measure)
             assert store.count_games(tournament.id) == deals * 4
         first = measure.rss.get(100, measure.rss[min(measure.rss)])
         last = measure.rss[max(measure.rss)]

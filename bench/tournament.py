@@ -21,7 +21,7 @@ import trio
 
 from arena.sandbox import choose_sandbox
 from arena.store import FinishedGame, SeatResult, Store
-from arena.tournament import TournamentConfig, run_tournament
+from arena.tournament import OnThisMachine, TournamentConfig, run_tournament
 from leaderboard.board import leaderboard
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def run(store: Store, sandbox_name: str, deals: int, name: str) -> tuple[float, 
     for bot in bots:
         sandbox.prepare(bot.load(), progress=lambda line: None)
     start = time.perf_counter()
-    trio.run(run_tournament, store, tournament, bots, sandbox, 2)
+    trio.run(run_tournament, store, tournament, bots, OnThisMachine(sandbox, 2))
     return time.perf_counter() - start, deals * 3
 
 

@@ -147,6 +147,7 @@ def test_every_command_is_registered_in_its_place() -> None:
         "games",
         "gauntlet",
         "serve",
+        "scheduler",
         "worker",
         "image",
         "bot",

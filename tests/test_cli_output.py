@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import SAMPLES, MakeBot
+from .test_league_store import games_on_nodes
 
 ARENA = str(Path(sys.executable).parent / "arena")
 LONG_NAME = "a-very-long-bot-name-for-tests"
@@ -228,6 +229,24 @@ def test_games_shows_statuses_and_filters_by_bot(league: League) -> None:
         arena("games", "--db", str(league.db), "--format", "json", "--offset", "8", "--limit", "2").stdout
     )
     assert [g["id"] for g in paged] == [9, 10]
+
+
+def test_games_show_the_node_that_played_each(tmp_path: Path) -> None:
+    db = tmp_path / "nodes.db"
+    old, played = games_on_nodes(db)
+    listed = json.loads(arena("games", "--db", str(db), "--format", "json").stdout)
+    assert [(g["id"], g["node"]) for g in listed] == [(old, ""), (played, "w1")]
+    rows = list(csv.DictReader(io.StringIO(arena("games", "--db", str(db), "--format", "csv").stdout)))
+    assert [(int(r["id"]), r["node"]) for r in rows] == [(old, ""), (old, ""), (played, "w1"), (played, "w1")]
+
+    def columns(table: str) -> list[str]:
+        return [c.strip() for c in next(line for line in table.splitlines() if " started " in line).split("┃")[1:-1]]
+
+    table = arena("games", "--db", str(db)).stdout
+    assert columns(table)[-2:] == ["started", "node"], table
+    assert re.search(rf"^│ {played} .*│ w1 +│$", table, re.M), table
+    before = arena("games", "--db", str(db), "--limit", "1").stdout  # only a game stored before nodes were
+    assert re.search(rf"^│ {old} ", before, re.M) and columns(before)[-1] == "started", "no column of nothing"
 
 
 def test_games_of_an_unknown_tournament_or_bot_is_an_error(league: League) -> None:

@@ -1,7 +1,10 @@
-"""``arena worker``: a machine joins a real Dask scheduler only when its sandbox works.
+"""Tournaments on a real Dask cluster: a scheduler and arena workers on this machine,
+each a process of its own (local sandbox; one test with Docker), and the coordinator
+as a user runs it, ``arena tournament run --cluster``.
 
-Every test starts its own processes (a scheduler, a worker with its nanny) in sessions
-of their own and kills those sessions at the end, so nothing is left behind.
+Every test starts its own processes (a scheduler, workers with their nannies, the
+coordinator) in sessions of their own and kills those sessions at the end, so nothing is
+left behind.
 """
 
 from __future__ import annotations
@@ -13,13 +16,19 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from .conftest import one_clean_line
+from arena.replay import loads as replay_lines
+from arena.store import Store
+
+from .conftest import SAMPLES, MakeBot, bot_pids, one_clean_line
 
 ARENA = str(Path(sys.executable).parent / "arena")
 
@@ -144,3 +153,488 @@ def test_bad_worker_arguments_are_one_line(args: list[str], says: str) -> None:
     result = subprocess.run([ARENA, "worker", *args], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert says in result.stdout + result.stderr
+
+
+SLOW = """
+import time
+import zlib
+from protocol.bot import Bot, run
+
+
+class Slow(Bot):
+    name = "slow"
+    version = "0.1"
+
+    def decide(self, kind, view, legal):
+        time.sleep(0.03)
+        return min(legal)
+
+
+run(Slow())
+"""
+
+
+class Workers:
+    """``arena worker``s of one scheduler, each in its own session, with its own cache
+    and log; all stopped at the end."""
+
+    def __init__(self, scheduler: str, tmp: Path) -> None:
+        self.scheduler = scheduler
+        self.tmp = tmp
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(self, name: str, slots: int = 1, sandbox: str = "local", *extra: str, **env: str) -> None:
+        log = open(self.tmp / f"{name}.log", "wb")  # noqa: SIM115 (the process holds it)
+        self.procs[name] = subprocess.Popen(
+            [ARENA, "worker", self.scheduler, "--slots", str(slots), "--sandbox", sandbox, "--name", name, *extra],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "ARENA_WORKER_CACHE": str(self.tmp / f"cache-{name}"), **env},
+            start_new_session=True,
+        )
+        log.close()
+
+    def log(self, name: str) -> str:
+        return (self.tmp / f"{name}.log").read_text(errors="replace")
+
+    def wait_for(self, count: int) -> None:
+        ask(self.scheduler, WAIT_FOR_WORKERS, str(count))
+
+    def kill(self, name: str) -> None:
+        """kill -9 of the worker's whole session: the machine is gone."""
+        proc = self.procs.pop(name)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def stop_all(self) -> None:
+        for proc in self.procs.values():
+            stop(proc)
+
+
+@pytest.fixture
+def workers(scheduler: str, tmp_path: Path) -> Iterator[Workers]:
+    started = Workers(scheduler, tmp_path)
+    try:
+        yield started
+    finally:
+        started.stop_all()
+
+
+def ask(scheduler: str, script: str, *args: str, timeout: float = 120) -> str:
+    """Run ``script`` with a Dask client of ``scheduler`` in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, scheduler, *args], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+WAIT_FOR_WORKERS = """
+import sys, time
+from distributed import Client
+with Client(sys.argv[1], timeout=30) as client:
+    deadline = time.monotonic() + 90
+    while len(client.scheduler_info()["workers"]) < int(sys.argv[2]):
+        assert time.monotonic() < deadline, "the workers did not join"
+        time.sleep(0.1)
+"""
+
+WAIT_FOR_A_MATCH_ON = """
+import sys, time
+from distributed import Client
+with Client(sys.argv[1], timeout=30) as client:
+    deadline = time.monotonic() + 90
+    while True:
+        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+        if any(names.get(a) == sys.argv[2] and keys for a, keys in client.processing().items()):
+            break
+        assert time.monotonic() < deadline, "no match reached the worker"
+        time.sleep(0.05)
+"""
+
+
+def run_arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def games_of(db: Path) -> dict[tuple[int, int], tuple[object, ...]]:
+    """Every stored game by (match, game): its seed, deal, seats, ranks, scores and replay
+    without its times; and, apart, the node that played it."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        names = dict(con.execute("SELECT id, name || ':' || version FROM bots"))
+        rows = con.execute(
+            "SELECT match_no, game_no, seed, deal, seat_bots, seat_ranks, seat_scores, replay FROM games"
+        ).fetchall()
+    games = {}
+    for match_no, game_no, seed, deal, bots, ranks, scores, replay in rows:
+        seats = [names[int(b)] for b in bots.split(",")]
+        lines = [_timeless(msgspec.to_builtins(line)) for line in replay_lines(zlib.decompress(replay))]
+        key = (match_no, game_no)
+        assert key not in games, f"game {key} stored twice"
+        games[key] = (seed, deal, seats, ranks, scores, lines)
+    return games
+
+
+def _timeless(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if k not in ("wall_ms", "cpu_ms", "started")}
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
+def nodes_of(db: Path) -> list[str]:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        return [node for (node,) in con.execute("SELECT node FROM games ORDER BY match_no, game_no")]
+
+
+def one_machine(tmp_path: Path, bots: list[str], *args: str) -> dict[tuple[int, int], tuple[object, ...]]:
+    """The same tournament played on this machine without a cluster, as the reference."""
+    db = tmp_path / "alone.db"
+    done = run_arena("tournament", "run", *bots, "--db", str(db), "--sandbox", "local", *args)
+    assert done.returncode == 0, done.stderr
+    return games_of(db)
+
+
+TOURNAMENT = ["--seed", "7", "--deals", "2", "--table-size", "2", "--name", "t"]
+SHORT = ["--seed", "7", "--deals", "1", "--table-size", "2", "--name", "t"]
+"""With the slow bot: 3 tables of 2 games, a match about 1 s."""
+
+
+def test_a_tournament_on_the_cluster_stores_what_one_machine_stores(workers: Workers, tmp_path: Path) -> None:
+    """Same seed, same games: deals, seats, every move, scores and ranks; each game once,
+    each with the worker that played it; and the coordinator's progress as at home."""
+    workers.start("w1")
+    workers.start("w2")
+    workers.wait_for(2)
+    bots = [str(SAMPLES / name) for name in ("lowest", "heuristic", "random")]
+    db = tmp_path / "cluster.db"
+    done = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *TOURNAMENT)
+    assert done.returncode == 0, done.stderr
+    assert "cluster tcp://" in done.stdout and "2 workers, 2 slots" in done.stdout
+    assert "Leaderboard: t" in done.stdout
+    played = games_of(db)
+    assert len(played) == 3 * 2 * 2, "3 tables of 2 deals in 2 seat orders"
+    assert played == one_machine(tmp_path, bots, *TOURNAMENT)
+    assert set(nodes_of(db)) == {"w1", "w2"}, "both workers played, and each game names its own"
+    listed = json.loads(run_arena("games", "--db", str(db), "--format", "json").stdout)
+    assert {g["node"] for g in listed} == {"w1", "w2"}
+    with Store(db, read_only=True) as store:
+        tournament = store.get_tournament("t")
+        assert tournament is not None
+        activity = store.node_activity(tournament.id)
+    assert [(a.node, a.slots) for a in activity] == [("w1", 1), ("w2", 1)], "the workers and their slots"
+    assert sum(a.games for a in activity) == 12
+
+
+def test_a_worker_killed_mid_match_loses_and_doubles_nothing(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """kill -9 of a worker's machine while it plays a match: the match is played again on
+    the other worker (the same seeds, so the same games), each game stored once."""
+    slow = make_bot("slow", SLOW)
+    workers.start("w1")
+    workers.start("w2")
+    workers.wait_for(2)
+    bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    db = tmp_path / "cluster.db"
+    coordinator = subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
+        time.sleep(0.3)  # into the match: its bots started, some moves played
+        workers.kill("w1")
+        out, err = coordinator.communicate(timeout=300)
+    finally:
+        stop(coordinator)
+    assert coordinator.returncode == 0, err.decode()
+    played = games_of(db)
+    assert played == one_machine(tmp_path, bots, *SHORT)
+    assert "w2" in nodes_of(db)
+    deadline = time.monotonic() + 10
+    while bot_pids(slow) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not bot_pids(slow), "the killed worker's bots were stopped by its watchdog"
+
+
+def test_a_killed_coordinator_is_resumed_on_the_cluster(workers: Workers, tmp_path: Path, make_bot: MakeBot) -> None:
+    """kill -9 of ``arena tournament run --cluster`` after its first games: `--resume
+    --cluster` plays the rest, and the database is the one-machine run's."""
+    slow = make_bot("slow", SLOW)
+    workers.start("w1")
+    workers.wait_for(1)
+    bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    db = tmp_path / "cluster.db"
+    coordinator = subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (db.exists() and _stored(db)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert 0 < _stored(db) < 6, "killed in the middle"
+        os.killpg(coordinator.pid, signal.SIGKILL)
+        coordinator.wait()
+    finally:
+        stop(coordinator)
+    resumed = run_arena("tournament", "run", "--resume", "--name", "t", "--db", str(db), "--cluster", workers.scheduler)
+    assert resumed.returncode == 0, resumed.stderr
+    assert games_of(db) == one_machine(tmp_path, bots, *SHORT)
+
+
+def _stored(db: Path) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            return int(con.execute("SELECT count(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_worker_whose_sandbox_breaks_leaves_and_no_bot_pays(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """w1's bubblewrap stops working after its first match: its next match's bots cannot
+    start. That is the node's fault, not the bots': w1 says so and leaves the cluster,
+    the match is played on w2, and the database is the one-machine run's (no start-up
+    fault charged to any bot)."""
+    wrapper_dir = Path(tempfile.mkdtemp(prefix="arena-test-bwrap-"))  # bots start it as users of their own
+    wrapper_dir.chmod(0o755)
+    wrapper = wrapper_dir / "bwrap"
+    real = shutil.which("bwrap")
+    assert real is not None
+    wrapper.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    slow = make_bot("slow", SLOW)
+    workers.start("w1", PATH=f"{wrapper_dir}:{os.environ['PATH']}")
+    workers.wait_for(1)
+    bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    db = tmp_path / "cluster.db"
+    coordinator = subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
+        wrapper.write_text("#!/bin/sh\necho 'bwrap: broken on purpose' >&2\nexit 1\n")
+        deadline = time.monotonic() + 120  # w1 alone: it finds its sandbox broken at its next match
+        while "left the cluster" not in workers.log("w1") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers.start("w2")
+        out, err = coordinator.communicate(timeout=300)
+    finally:
+        stop(coordinator)
+        shutil.rmtree(wrapper_dir)
+    assert coordinator.returncode == 0, err.decode()
+    assert "worker w1 left the cluster: its sandbox fails" in err.decode()
+    assert "left the cluster" in workers.log("w1")
+    assert games_of(db) == one_machine(tmp_path, bots, *SHORT)
+    assert "w2" in nodes_of(db)
+
+
+def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    address = f"tcp://127.0.0.1:{free_port()}"
+    bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    done = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address)
+    one_clean_line(done, f"no Dask scheduler answers at {address}")
+    assert not db.exists(), "nothing was written"
+
+
+def test_a_scheduler_without_workers_is_waited_for_then_given_up(scheduler: str, tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    done = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", scheduler, "--wait-workers", "1")
+    assert "waiting up to 1 s" in done.stderr
+    assert f"no arena worker joined {scheduler} in 1 s (start one: arena worker {scheduler})" in done.stderr
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert not db.exists()
+
+
+SET_VERSION = """
+import sys
+from distributed import Client
+with Client(sys.argv[1], timeout=30) as client:
+    client.set_metadata("sixarena-version", sys.argv[2])
+"""
+
+
+def test_another_arena_version_is_refused_at_join_with_both_named(scheduler: str, tmp_path: Path) -> None:
+    """The cluster plays with arena 0.0.1 (the first to join said so): this arena's
+    worker and coordinator are refused, each naming both versions."""
+    ask(scheduler, SET_VERSION, "0.0.1 (protocol 1, code 000000000000)")
+    from arena.node import arena_version
+
+    worker = subprocess.run(
+        [ARENA, "worker", scheduler, "--sandbox", "local"], capture_output=True, text=True, timeout=120
+    )
+    line = one_clean_line(worker, "plays with arena 0.0.1 (protocol 1, code 000000000000)", arena_version())
+    assert "this is arena" in line
+    db = tmp_path / "a.db"
+    bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    coordinator = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", scheduler)
+    one_clean_line(coordinator, "plays with arena 0.0.1", arena_version())
+    assert not db.exists()
+
+
+def make_certificates(folder: Path) -> dict[str, list[str]]:
+    """A certificate authority and, signed by it, certificates for the scheduler, the
+    worker and the coordinator; and a stranger's, signed by another authority. Each as
+    the three ``--tls-*`` options."""
+    folder.mkdir()
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=folder, stdin=subprocess.DEVNULL)
+
+    flags = {}
+    for ca in ("ca", "other-ca"):
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{ca}.key", "-out", f"{ca}.pem",
+                "-days", "2", "-subj", f"/CN={ca}")  # fmt: skip
+    (folder / "san.ext").write_text("subjectAltName = IP:127.0.0.1, DNS:localhost\n")
+    for name, ca in (("scheduler", "ca"), ("worker", "ca"), ("coordinator", "ca"), ("stranger", "other-ca")):
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
+                "-subj", f"/CN={name}")  # fmt: skip
+        openssl(
+            "x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key", "-CAcreateserial",
+            "-out", f"{name}.pem", "-days", "2", "-extfile", "san.ext",
+        )  # fmt: skip
+        flags[name] = ["--tls-ca-file", str(folder / f"{ca}.pem"), "--tls-cert", str(folder / f"{name}.pem")]
+        flags[name] += ["--tls-key", str(folder / f"{name}.key")]
+    return flags
+
+
+def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path) -> None:
+    """`arena scheduler` with TLS (on loopback, by default), a worker and a coordinator
+    with certificates of its authority play; a coordinator without TLS, or with a
+    stranger's certificate, is refused in one line and writes nothing."""
+    certs = make_certificates(tmp_path / "certs")
+    port = free_port()
+    address = f"tls://127.0.0.1:{port}"
+    scheduler = subprocess.Popen(
+        [ARENA, "scheduler", "--port", str(port), *certs["scheduler"]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    workers = Workers(address, tmp_path)
+    try:
+        workers.start("w1", 1, "local", *certs["worker"])
+        bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+        db = tmp_path / "a.db"
+        plain = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", f"tcp://127.0.0.1:{port}")
+        one_clean_line(plain, f"no Dask scheduler answers at tcp://127.0.0.1:{port}")
+        bare = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address)
+        one_clean_line(bare, f"{address} speaks TLS: give --tls-ca-file, --tls-cert and --tls-key")
+        stranger = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address, *certs["stranger"])
+        one_clean_line(stranger, f"no Dask scheduler answers at {address}")
+        assert not db.exists()
+        played = run_arena(
+            "tournament", "run", *bots, "--db", str(db), "--cluster", address, "--deals", "1", *certs["coordinator"]
+        )
+        assert played.returncode == 0, played.stderr
+        assert set(nodes_of(db)) == {"w1"} and len(nodes_of(db)) == 2
+    finally:
+        workers.stop_all()
+        stop(scheduler)
+        said = scheduler.stdout.read().decode() if scheduler.stdout else ""
+        if scheduler.stdout:
+            scheduler.stdout.close()
+    assert f"scheduler at tls://127.0.0.1:{port}" in said
+
+
+def test_a_gauntlet_on_the_cluster_stores_what_one_machine_stores(workers: Workers, tmp_path: Path) -> None:
+    workers.start("w1", 2)
+    workers.wait_for(1)
+    new, field = str(SAMPLES / "heuristic"), [str(SAMPLES / "lowest"), str(SAMPLES / "random")]
+    args = ["--deals", "1", "--seed", "3", "--name", "g"]
+    db = tmp_path / "cluster.db"
+    done = run_arena("gauntlet", new, "--vs", *field, "--db", str(db), "--cluster", workers.scheduler, *args)
+    assert done.returncode == 0, done.stderr
+    alone = tmp_path / "alone.db"
+    reference = run_arena("gauntlet", new, "--vs", *field, "--db", str(alone), "--sandbox", "local", *args)
+    assert reference.returncode == 0, reference.stderr
+    assert games_of(db) == games_of(alone) and len(games_of(db)) == 4
+    assert set(nodes_of(db)) == {"w1"}
+
+
+@pytest.mark.docker
+def test_a_worker_plays_in_docker(workers: Workers, tmp_path: Path, docker_sandbox: object) -> None:
+    """A worker whose sandbox is Docker: the bots arrive as bundles, are built as images
+    there and play in containers; the database is the one-machine Docker run's."""
+    workers.start("d1", 2, "docker")
+    workers.wait_for(1)
+    bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    args = ["--seed", "5", "--deals", "1", "--name", "t"]
+    db = tmp_path / "cluster.db"
+    done = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *args)
+    assert done.returncode == 0, done.stderr
+    alone = tmp_path / "alone.db"
+    reference = run_arena("tournament", "run", *bots, "--db", str(alone), "--sandbox", "docker", *args)
+    assert reference.returncode == 0, reference.stderr
+    assert games_of(db) == games_of(alone) and len(games_of(db)) == 2
+    assert set(nodes_of(db)) == {"d1"}
+    header = next(iter(games_of(db).values()))[5][0]
+    assert all(seat["isolation"].startswith("docker") for seat in header["seats"])
+
+
+def test_a_lost_scheduler_stops_the_tournament_in_one_line_keeping_its_games(tmp_path: Path, make_bot: MakeBot) -> None:
+    """kill -9 of the scheduler while matches are out: the coordinator says it lost the
+    cluster, in one line, exits non-zero, and the games stored before stay (resumable)."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = subprocess.Popen(
+        [ARENA, "scheduler", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    workers = Workers(address, tmp_path)
+    slow = make_bot("slow", SLOW)
+    db = tmp_path / "cluster.db"
+    try:
+        workers.start("w1")
+        workers.wait_for(1)
+        coordinator = subprocess.Popen(
+            [ARENA, "tournament", "run", str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+            + ["--db", str(db), "--cluster", address, *SHORT],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 120
+        while not _stored(db) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        out, err = coordinator.communicate(timeout=120)
+    finally:
+        workers.stop_all()
+        stop(scheduler)
+    assert coordinator.returncode not in (0, None) and "Traceback" not in err, err
+    assert f"lost the cluster at {address}" in err
+    assert "resume with: arena tournament run --resume --name t" in err
+    assert 0 < _stored(db) < 6
+
+
+def test_a_sandbox_is_the_workers_choice_on_a_cluster(tmp_path: Path) -> None:
+    bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    db = tmp_path / "a.db"
+    done = run_arena(
+        "tournament", "run", *bots, "--db", str(db), "--cluster", "tcp://127.0.0.1:1", "--sandbox", "docker"
+    )
+    one_clean_line(done, "--sandbox docker: on a cluster each worker plays in the sandbox it checked")
+    assert not db.exists()

@@ -464,3 +464,86 @@ def test_an_old_schema_is_not_migrated_by_readers(league: Path, folders: Callabl
     for command in READ_COMMANDS:
         one_clean_line(arena(*command, "--db", db), "schema version 1", "writing command")
     assert sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+# --- the node that played each game ---------------------------------------------------------
+
+
+def games_on_nodes(db: Path) -> list[int]:
+    """Two games stored in a real file: one with no node (as every game stored before the
+    arena recorded nodes reads back), then one played on node ``w1``. Their ids."""
+    import msgspec
+
+    from arena.store import FinishedGame, SeatResult
+
+    with Store(db) as store:
+        bots = [store.add_bot(SAMPLES / name) for name in ("random", "lowest")]
+        t = store.create_tournament("nodes", "nimmt", "standard", {}, 1, {})
+        seats = [SeatResult(bot.id, rank, 10 * rank, "ok", {}) for rank, bot in enumerate(bots, 1)]
+        game = FinishedGame(t.id, 0, 0, 0, 1, "nimmt", "standard", 1, 1.0, "2026-01-01T00:00:00+00:00", seats, b"{}")
+        return [store.save_game(game), store.save_game(msgspec.structs.replace(game, game_no=1, node="w1"))]
+
+
+def test_each_game_reads_back_the_node_that_played_it(tmp_path: Path) -> None:
+    db = tmp_path / "nodes.db"
+    old, played = games_on_nodes(db)
+    with Store(db, read_only=True) as store:
+        assert [g.node for g in store.find_games()] == ["", "w1"]
+        assert [g.node for g in store.find_games(newest_first=True)] == ["w1", ""]
+        one, other = store.game(played), store.game(old)
+        assert one is not None and other is not None
+        assert (one.node, other.node) == ("w1", "")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT id, node FROM games ORDER BY id").fetchall() == [(old, ""), (played, "w1")]
+    conn.close()
+
+
+def games_on_workers(db: Path) -> None:
+    """Tournament ``cluster`` in a real file, played on workers w1 (4 slots) and w3 (2
+    slots, no game yet): w1 stored a game just now and one an hour ago, w2 (not a recorded
+    worker) one an hour ago, and one game has no node. Tournament ``alone``, finished: one
+    game, no node."""
+    import datetime as dt
+
+    import msgspec
+
+    from arena.store import FinishedGame, SeatResult
+
+    def at(seconds_ago: float) -> str:
+        return (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=seconds_ago)).isoformat(timespec="seconds")
+
+    with Store(db) as store:
+        bots = [store.add_bot(SAMPLES / name) for name in ("random", "lowest")]
+        seats = [SeatResult(bot.id, rank, 10 * rank, "ok", {}) for rank, bot in enumerate(bots, 1)]
+        t = store.create_tournament("cluster", "nimmt", "standard", {}, 1, {})
+        store.set_workers(t.id, [("w3", 2), ("w1", 4)])
+        game = FinishedGame(t.id, 0, 0, 0, 1, "nimmt", "standard", 1, 1.0, at(3600), seats, b"{}")
+        for number, (node, seconds_ago) in enumerate([("w1", 5), ("w1", 3600), ("w2", 3600), ("", 5)]):
+            store.save_game(msgspec.structs.replace(game, game_no=number, node=node, started=at(seconds_ago)))
+        alone = store.create_tournament("alone", "nimmt", "standard", {}, 1, {})
+        store.save_game(msgspec.structs.replace(game, tournament_id=alone.id))
+        store.set_status(alone.id, "finished")
+
+
+def test_the_workers_of_a_tournament_and_their_games(tmp_path: Path) -> None:
+    from arena.store import NodeActivity
+
+    db = tmp_path / "workers.db"
+    games_on_workers(db)
+    with Store(db, read_only=True) as store:
+        cluster, alone = store.get_tournament("cluster"), store.get_tournament("alone")
+        assert cluster is not None and alone is not None
+        assert store.node_activity(cluster.id) == [
+            NodeActivity("w1", 4, 2, 1 / 60),  # only the game of a moment ago is recent
+            NodeActivity("w2", None, 1, 0.0),  # not a recorded worker: its slots unknown
+            NodeActivity("w3", 2, 0, 0.0),  # a worker without games yet
+        ]
+        assert [n.recent_per_s for n in store.node_activity(cluster.id, window_s=7200)] == [2 / 7200, 1 / 7200, 0.0]
+        assert store.node_activity(alone.id) == [], "one machine before nodes were recorded: nothing to show"
+    with sqlite3.connect(db) as conn:
+        stored = conn.execute("SELECT name, workers FROM tournaments ORDER BY id").fetchall()
+    conn.close()
+    assert [(name, json.loads(workers)) for name, workers in stored] == [
+        ("cluster", [{"name": "w3", "slots": 2}, {"name": "w1", "slots": 4}]),
+        ("alone", []),
+    ]

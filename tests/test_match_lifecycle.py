@@ -27,7 +27,7 @@ from arena.referee import MAX_RESTARTS, MatchError, play_match
 from arena.replay import End, FaultLine, Header
 from arena.sandbox.local import LocalSandbox
 from arena.store import Store, StoredBot
-from arena.tournament import Progress, TournamentConfig, run_tournament
+from arena.tournament import OnThisMachine, Progress, TournamentConfig, run_tournament
 
 from .conftest import SAMPLES, MakeBot, bot_pids
 
@@ -358,7 +358,7 @@ def test_a_tournament_match_keeps_no_finished_game(tmp_path: Path, make_bot: Mak
         tournament = store.create_tournament(
             "m", "nimmt", "standard", {"end_score": 20}, 1, msgspec.to_builtins(config)
         )
-        played = trio.run(run_tournament, store, tournament, stored_bots, LocalSandbox(), 1, Counting())
+        played = trio.run(run_tournament, store, tournament, stored_bots, OnThisMachine(LocalSandbox(), 1), Counting())
         assert played == 48 and store.count_games(tournament.id) == 48
     assert len(alive) == 6
     assert max(alive) <= 2, alive

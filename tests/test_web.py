@@ -27,6 +27,7 @@ from leaderboard.board import interval_text, leaderboard
 
 from .conftest import SAMPLES, serving
 from .test_boards import warned_db  # noqa: F401  (a shared fixture)
+from .test_league_store import games_on_nodes, games_on_workers
 
 ARENA = str(Path(sys.executable).parent / "arena")
 NIMMT = "standard,end_score=30"
@@ -336,6 +337,35 @@ def test_html_pages_show_the_values(site: str, web_db: Path) -> None:
     assert "#" + str(game.id) in page(f"{site}/games?tournament=cup&order=asc")
     for asset in ("/static/site.css", "/static/site.js"):
         assert fetch(site + asset)[0] == 200
+
+
+def test_the_game_page_names_the_node_that_played_it(tmp_path: Path) -> None:
+    db = tmp_path / "nodes.db"
+    old, played = games_on_nodes(db)
+    with serving(db) as url:
+        assert api(f"{url}/api/games/{played}")["node"] == "w1"
+        assert [g["node"] for g in api(f"{url}/api/games")["games"]] == ["", "w1"]
+        assert ", played on w1</dd>" in page(f"{url}/games/{played}")
+        assert "played on" not in page(f"{url}/games/{old}"), "a game stored before nodes were: nothing to say"
+
+
+def test_the_tournament_page_shows_its_workers(tmp_path: Path) -> None:
+    db = tmp_path / "workers.db"
+    games_on_workers(db)
+    with serving(db) as url:
+        nodes = api(f"{url}/api/tournaments/cluster")["nodes"]
+        assert [(n["node"], n["slots"], n["games"]) for n in nodes] == [("w1", 4, 2), ("w2", None, 1), ("w3", 2, 0)]
+        assert nodes[0]["recent_per_s"] == pytest.approx(1 / 60) and nodes[1]["recent_per_s"] == 0.0
+        shown = page(f"{url}/tournaments/cluster")
+        assert '<h2 id="workers-heading">Workers</h2>' in shown and 'data-field="workers" hidden' not in shown
+        rows = shown.split('id="workers"')[1].split("</table>")[0]
+        for node, slots, games, per_s in (("w1", "4", "2", "0.02"), ("w2", "—", "1", "0.00"), ("w3", "2", "0", "0.00")):
+            assert (
+                f'<td>{node}</td>\n        <td class="num">{slots}</td>\n        <td class="num">{games}</td>\n'
+                f'        <td class="num">{per_s}</td>'
+            ) in rows
+        assert api(f"{url}/api/tournaments/alone")["nodes"] == []
+        assert "Workers" not in page(f"{url}/tournaments/alone"), "games on one machine before nodes: no section"
 
 
 # --- boards per rule set, their warnings and anchors (the database of tests/test_boards.py) ---

@@ -246,7 +246,12 @@ def working_bubblewrap() -> str | None:
     if path is None:
         return None
     for _ in range(3):  # a busy machine tearing down namespaces may fail one probe
-        probe = subprocess.run([path, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=10)
+        try:
+            probe = subprocess.run(
+                [path, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired):  # a bwrap on the PATH that cannot run
+            return None
         if probe.returncode == 0:
             return path
     return None

@@ -372,8 +372,9 @@ def probe_folder() -> Path:
     return folder
 
 
-async def _hello(sandbox: Sandbox, progress: Callable[[str], None] | None) -> str | None:
-    """Start the probe in ``sandbox`` and ask it hello: None if it answered, else why not."""
+async def why_python_bots_fail(sandbox: Sandbox, progress: Callable[[str], None] | None = None) -> str | None:
+    """Start the probe in ``sandbox`` and ask it hello: None if it answered, else why not
+    (also what a cluster's worker asks after a match whose bots crashed: its sandbox, or them?)."""
     from protocol.messages import PROTOCOL_VERSION, Hello, HelloReply, Limits, decode_from_bot, encode
 
     from ..bots import load_bot
@@ -424,7 +425,7 @@ def check_python_bots(sandbox: Sandbox, progress: Callable[[str], None] | None =
     if kind in _checked:
         return
     try:
-        why = trio.run(_hello, sandbox, progress)
+        why = trio.run(why_python_bots_fail, sandbox, progress)
     except StartError as exc:
         why = str(exc)
     if why is not None:

@@ -311,6 +311,7 @@ class Site:
                 "settings": t.settings,
                 "config": t.config,
                 "last_game_started": recent[0].started if recent else None,
+                "nodes": [_builtins(n) for n in store.node_activity(t.id)],
                 "standings": self.board(store, done, t.game, t.variant, t.name),
                 "games": [_builtins(g) for g in recent],
             }

@@ -224,6 +224,15 @@
         note.remove();
       }
     }
+    const workers = root.querySelector("#workers");
+    if (workers && data.nodes) {
+      const num = (text) => el("td", { class: "num" }, text);
+      workers.tBodies[0].replaceChildren(...data.nodes.map((n) => el(
+        "tr", {}, el("td", {}, n.node), num(n.slots == null ? "—" : String(n.slots)), num(String(n.games)),
+        num(n.recent_per_s.toFixed(2)),
+      )));
+      for (const holder of root.querySelectorAll('[data-field="workers"]')) holder.hidden = data.nodes.length === 0;
+    }
     const games = root.querySelector("#tournament-games");
     if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", 4);
     root.dataset.status = data.status;

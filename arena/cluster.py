@@ -1,0 +1,230 @@
+"""The coordinator's side of a tournament on a Dask distributed cluster.
+
+The coordinator (``arena tournament run --cluster``, ``arena gauntlet --cluster``) keeps
+everything it keeps on one machine: the schedule, the progress, the database, of which
+it is the only writer. Dask does the rest: each match is one task (``arena.node.
+play_on_node``) needing one ``slots`` resource, so only ``arena worker``s take it; each
+bot travels once per worker as its snapshot's bundle, scattered under its content hash;
+a worker that dies has its matches played again elsewhere (Dask's ``allowed-failures``
+bounds how often), and since games are stored only when their match comes back, none
+is stored twice. The arena adds no scheduler, worker protocol or retry loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import trio
+
+from .match import MatchSpec
+from .node import TOPIC, VERSION_KEY, NodeResult, arena_version, play_on_node
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from .store import StoredBot
+    from .tournament import GameOver
+
+
+class ClusterError(Exception):
+    """A cluster the coordinator cannot use, with what to do about it."""
+
+
+class Worker(msgspec.Struct, frozen=True):
+    name: str
+    address: str
+    slots: int
+
+
+class TLS(msgspec.Struct, frozen=True):
+    """Certificates as Dask's ``Security`` takes them: the authority that signed every
+    party's certificate, and this party's own certificate and key."""
+
+    ca_file: str
+    cert: str
+    key: str
+
+    def security(self) -> Any:
+        from distributed.security import Security
+
+        return Security(
+            tls_ca_file=self.ca_file,
+            tls_client_cert=self.cert,
+            tls_client_key=self.key,
+            require_encryption=True,
+        )
+
+
+def connect(address: str, tls: TLS | None = None, timeout: float = 10) -> Client:
+    """A Dask client of the scheduler at ``address``; ``ClusterError`` in one line when
+    none answers there (or refuses our certificate)."""
+    from distributed import Client
+
+    # Dask logs its client's troubles with tracebacks; the arena says what they mean in one line.
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    if "://" not in address:
+        raise ClusterError(f"{address!r} is not a scheduler address: tcp://HOST:PORT (or tls://HOST:PORT)")
+    if address.startswith("tls://") and tls is None:
+        raise ClusterError(f"{address} speaks TLS: give --tls-ca-file, --tls-cert and --tls-key")
+    try:
+        return Client(address, security=tls.security() if tls else None, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ClusterError(f"no Dask scheduler answers at {address} ({first})") from None
+
+
+def claim_version(client: Client) -> None:
+    """The cluster plays with one arena version: the first party to join names it in the
+    scheduler's metadata; another version is refused, both named."""
+    mine = arena_version()
+    theirs = client.get_metadata(VERSION_KEY, None)
+    if theirs is None:
+        client.set_metadata(VERSION_KEY, mine)
+    elif theirs != mine:
+        raise ClusterError(
+            f"the cluster at {client.scheduler_info()['address']} plays with arena {theirs}; this is arena {mine}:"
+            " run one version on every machine (a new scheduler starts a new cluster)"
+        )
+
+
+class Cluster:
+    """A connection to a scheduler whose arena workers play the coordinator's matches."""
+
+    def __init__(self, client: Client, notice: Callable[[str], None]) -> None:
+        self.client = client
+        self.address = str(client.scheduler_info()["address"])
+        self.version = arena_version()
+        self.bundles: dict[str, Future[bytes]] = {}
+        self._notice = notice
+        client.subscribe_topic(TOPIC, self._event)
+
+    def _event(self, event: tuple[float, dict[str, str]]) -> None:
+        self._notice(event[1]["message"])
+
+    def close(self) -> None:
+        self.client.close()
+
+    def workers(self) -> list[Worker]:
+        """The arena workers (those that declare thinking slots) and their slots."""
+        found = []
+        for address, info in self.client.scheduler_info(n_workers=-1)["workers"].items():
+            slots = int(info.get("resources", {}).get("slots", 0))
+            if slots > 0:
+                found.append(Worker(str(info.get("name", address)), address, slots))
+        return sorted(found, key=lambda w: w.name)
+
+    def wait_for_workers(self, seconds: float, say: Callable[[str], None]) -> list[Worker]:
+        """The workers, once there is one; ``ClusterError`` after ``seconds`` without."""
+        deadline = time.monotonic() + seconds
+        workers = self.workers()
+        if not workers:
+            say(f"no arena worker has joined {self.address} yet: waiting up to {seconds:g} s")
+        while not workers:
+            if time.monotonic() >= deadline:
+                raise ClusterError(
+                    f"no arena worker joined {self.address} in {seconds:g} s (start one: arena worker {self.address})"
+                )
+            time.sleep(0.2)
+            workers = self.workers()
+        self.check_versions(workers)
+        return workers
+
+    def check_versions(self, workers: list[Worker]) -> None:
+        versions = self.client.run(arena_version, workers=[w.address for w in workers])
+        for worker in workers:
+            theirs = versions.get(worker.address)
+            if theirs is not None and theirs != self.version:
+                raise ClusterError(f"worker {worker.name} runs arena {theirs}; this is arena {self.version}")
+
+    def send_bots(self, bots: list[StoredBot]) -> None:
+        """Each bot's snapshot as a bundle, once per cluster under its content hash; a
+        snapshot that no longer hashes to what was stored is refused."""
+        from .bundle import pack
+
+        for bot in bots:
+            if bot.hash in self.bundles:
+                continue
+            digest, data = pack(bot.load().path)
+            if digest != bot.hash:
+                raise ClusterError(f"{bot.ref}: its snapshot {bot.path} changed since it was stored: add it again")
+            # A task that returns the bytes, not scattered data: should every worker that
+            # holds it die, the scheduler makes it again from the task (scattered data
+            # would be lost, and every match waiting for it cancelled).
+            self.bundles[bot.hash] = self.client.submit(_bundle, data, key=f"bot-{bot.hash}", pure=False)
+
+    async def play(self, spec: MatchSpec, bots: list[StoredBot]) -> NodeResult:
+        """Play ``spec`` on a worker and return its games (a worker that dies meanwhile
+        has it played again elsewhere, by Dask)."""
+        digests = [bot.hash for bot in bots]
+        future = self.client.submit(
+            play_on_node,
+            spec,
+            self.version,
+            digests,
+            *(self.bundles[d] for d in digests),
+            resources={"slots": 1},
+            pure=False,
+        )
+        done = trio.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def finished(_: Any) -> None:
+            try:
+                token.run_sync_soon(done.set)
+            except trio.RunFinishedError:
+                pass
+
+        future.add_done_callback(finished)
+        try:
+            await done.wait()
+        except BaseException:
+            future.cancel()
+            raise
+        return await trio.to_thread.run_sync(_result_of, future, self.address)
+
+
+def _result_of(future: Future[NodeResult], address: str) -> NodeResult:
+    """The match's games; what went wrong with the cluster as one ``ClusterError`` line
+    (the tournament stops there, resumable); the match's own error as it is."""
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise ClusterError(
+            f"a match was given up after it stopped every worker that played it ({exc}): look into those"
+            " workers' logs; the games stored so far are kept (--resume goes on)"
+        ) from None
+    except (CancelledError, OSError) as exc:  # the scheduler went away, or dropped our matches
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ClusterError(
+            f"lost the cluster at {address} ({why}); the games stored so far are kept (--resume goes on)"
+        ) from None
+
+
+def _bundle(data: bytes) -> bytes:
+    return data
+
+
+class OnCluster:
+    """A tournament's ``Player`` on a cluster: every match is a task; games go to the
+    coordinator's writer when their match comes back."""
+
+    def __init__(self, cluster: Cluster, workers: list[Worker]) -> None:
+        self.cluster = cluster
+        self.nodes = [(w.name, w.slots) for w in workers]
+        self.at_once = max(1, 2 * sum(w.slots for w in workers))
+        """Twice the cluster's slots: a task waits at each worker for the one that ends."""
+
+    async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
+        result = await self.cluster.play(spec, bots)
+        for game, wall_ms in zip(result.games, result.wall_ms, strict=True):
+            game_over(game, result.node, wall_ms)

@@ -1,0 +1,244 @@
+"""A cluster worker's side of a match: what a Dask task runs on the machine that plays it.
+
+A task brings a match (``MatchSpec``) and its bots as content-hashed bundles. The node
+unpacks each bundle once into its cache, refusing bytes that do not hash to what the
+coordinator named (so a changed bot is never taken for an old one), builds it on first
+use as ``arena bot build`` would, and plays the match in the sandbox ``arena worker``
+checked, under thinking slots shared by every match the machine plays at once. It
+returns the games; the coordinator is the only writer of the database.
+
+A node's faults are never a bot's: when a match ends with a crashed bot, or fails, the
+node asks its sandbox whether a Python bot still starts in it. If not, the node says so
+to the coordinator, hands the match back to Dask to be played elsewhere (its games void)
+and leaves the cluster, so that Dask gives its other matches to the other workers.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import hashlib
+import os
+import sys
+import threading
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+import msgspec
+import trio
+
+from .bots import Bot, load_bot
+from .match import GameResult, MatchSpec
+from .referee import MatchError, TimedGames, play_match
+
+if TYPE_CHECKING:
+    from .sandbox.base import Sandbox
+
+SANDBOX_ENV = "ARENA_WORKER_SANDBOX"
+"""The sandbox a worker checked at its start, for the matches it plays."""
+SLOTS_ENV = "ARENA_WORKER_SLOTS"
+"""Bots that may think at once on the worker's machine."""
+CACHE_ENV = "ARENA_WORKER_CACHE"
+"""Where a worker keeps the bots it received, by content hash (default below)."""
+DEFAULT_CACHE = Path("/var/tmp/sixarena-worker")
+TOPIC = "sixarena"
+"""The Dask event topic on which nodes tell the coordinator they left the cluster."""
+VERSION_KEY = "sixarena-version"
+"""The scheduler's metadata key naming the arena version its cluster plays with."""
+
+
+class NodeError(Exception):
+    """A match the node cannot play for a reason of the cluster's (another arena version,
+    a bundle that is not what it claims), never a bot's fault."""
+
+
+class NodeResult(msgspec.Struct, frozen=True):
+    node: str
+    """The worker's name (``arena worker --name``, else its address)."""
+    isolation: str
+    games: list[GameResult]
+    wall_ms: list[float]
+    """Each game's wall time, from the end of the one before (or the match's start)."""
+
+
+@functools.cache
+def arena_version() -> str:
+    """The arena's release, its protocol and a digest of its code: two machines that play
+    one tournament must agree on all three, or their games could differ."""
+    from protocol.messages import PROTOCOL_VERSION
+
+    digest = hashlib.sha256()
+    for package in ("arena", "protocol"):
+        root = Path(sys.modules[package].__file__ or "").parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(f"{path.relative_to(root.parent)}\0".encode())
+            digest.update(path.read_bytes())
+    return f"{metadata.version('six-arena')} (protocol {PROTOCOL_VERSION}, code {digest.hexdigest()[:12]})"
+
+
+class SharedSlots:
+    """Thinking slots shared by the Trio runs of many threads (a Dask worker plays each
+    match in a thread of its own): a semaphore with Trio's interface whose waiters, in
+    whatever run, are woken through their run's token, first come first served."""
+
+    class _Waiter:
+        def __init__(self) -> None:
+            self.token = trio.lowlevel.current_trio_token()
+            self.event = trio.Event()
+            self.granted = False
+
+    def __init__(self, count: int) -> None:
+        self._lock = threading.Lock()
+        self._free = count
+        self._waiting: collections.deque[SharedSlots._Waiter] = collections.deque()
+
+    def acquire_nowait(self) -> None:
+        with self._lock:
+            if self._free == 0:
+                raise trio.WouldBlock
+            self._free -= 1
+
+    async def acquire(self) -> None:
+        await trio.lowlevel.checkpoint_if_cancelled()
+        waiter = self._Waiter()
+        with self._lock:
+            if self._free > 0:
+                self._free -= 1
+                return
+            self._waiting.append(waiter)
+        try:
+            await waiter.event.wait()
+        except BaseException:
+            with self._lock:
+                if waiter.granted:  # handed to us as we were cancelled: pass it on
+                    self._release_locked()
+                else:
+                    self._waiting.remove(waiter)
+            raise
+
+    def release(self) -> None:
+        with self._lock:
+            self._release_locked()
+
+    def _release_locked(self) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            try:
+                waiter.token.run_sync_soon(waiter.event.set)
+            except trio.RunFinishedError:
+                continue
+            waiter.granted = True
+            return
+        self._free += 1
+
+
+class _Node:
+    """This worker's sandbox, slots, bot cache and builds, made on its first match."""
+
+    def __init__(self) -> None:
+        from .sandbox import choose_sandbox, sandbox_name
+
+        name = sandbox_name(os.environ.get(SANDBOX_ENV, "local"))
+        if name not in ("docker", "local"):
+            raise NodeError(f"{SANDBOX_ENV}={name!r}: a worker plays in docker or local (start it with arena worker)")
+        self.sandbox: Sandbox = choose_sandbox(name)[0]
+        self.slots = SharedSlots(int(os.environ.get(SLOTS_ENV) or os.cpu_count() or 1))
+        self.cache = Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
+        self.built: set[str] = set()
+        self.building = threading.Lock()
+        """One build at a time on this machine."""
+        self.broken: str | None = None
+
+    def bot(self, digest: str, bundle: bytes, wanted: Bot) -> Bot:
+        """The bot of ``bundle`` from the cache, checked against its hash and what the
+        coordinator says it is, built the first time it comes."""
+        from .bundle import unpack
+
+        bot = load_bot(unpack(bundle, digest, self.cache / "bots"))
+        if (bot.name, bot.version) != (wanted.name, wanted.version):
+            raise NodeError(f"bundle {digest[:12]} holds {bot.name}:{bot.version}, not {wanted.name}:{wanted.version}")
+        with self.building:
+            if digest not in self.built:
+                self.sandbox.prepare(bot, progress=lambda line: print(line, file=sys.stderr, flush=True))
+                self.built.add(digest)
+        return bot
+
+    def sandbox_fault(self) -> str | None:
+        """Why bots cannot start in this node's sandbox any more (None: they can)."""
+        from .sandbox.base import StartError
+        from .sandbox.runtime import why_python_bots_fail
+
+        try:
+            return trio.run(why_python_bots_fail, self.sandbox)
+        except (StartError, OSError) as exc:
+            return str(exc)
+
+
+_node: _Node | None = None
+_node_lock = threading.Lock()
+
+
+def this_node() -> _Node:
+    global _node
+    with _node_lock:
+        if _node is None:
+            _node = _Node()
+        return _node
+
+
+def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: bytes) -> NodeResult:
+    """The Dask task: play ``spec`` here with the bots of ``bundles`` (one per bot, in
+    order, hashing to ``digests``) and return its games."""
+    from distributed import Reschedule, get_worker
+
+    mine = arena_version()
+    if version != mine:
+        raise NodeError(f"worker {get_worker().name} runs arena {mine}; the coordinator runs arena {version}")
+    try:
+        node = this_node()
+    except Exception as exc:  # its sandbox cannot even be opened any more
+        _leave(None, str(exc))
+    if node.broken is not None:
+        raise Reschedule()
+    bots = [node.bot(d, b, wanted) for d, b, wanted in zip(digests, bundles, spec.bots, strict=True)]
+    spec = msgspec.structs.replace(spec, bots=bots)
+    games: list[GameResult] = []
+    wall_ms: list[float] = []
+
+    def keep(game: GameResult, ms: float) -> None:
+        games.append(game)
+        wall_ms.append(ms)
+
+    play = functools.partial(play_match, keep_games=False)
+    try:
+        result = trio.run(play, spec, node.sandbox, TimedGames(keep), node.slots)
+    except Exception as exc:
+        if (why := node.sandbox_fault()) is not None:  # the match failed: its sandbox, or the match?
+            _leave(node, why)
+        # The match's own error, as one line whatever its class needs to be made again.
+        if isinstance(exc, MatchError):
+            raise MatchError(str(exc)) from None
+        raise NodeError(f"worker {get_worker().name}: {type(exc).__name__}: {exc}") from None
+    crashed = any(f.kind == "crash" for g in games for s in g.statuses for f in s.faults)
+    if crashed and (why := node.sandbox_fault()) is not None:
+        _leave(node, why)
+    return NodeResult(str(get_worker().name), result.isolation, games, wall_ms)
+
+
+def _leave(node: _Node | None, why: str) -> NoReturn:
+    """The node's sandbox broke: it takes no more matches (``slots`` 0), says why to the
+    coordinator and its log, and leaves the cluster (its nanny too, so it is not started
+    again as it is); Dask gives this match and those queued here to other workers."""
+    from distributed import Reschedule, get_worker
+    from distributed.utils import sync
+
+    worker = get_worker()
+    if node is not None:
+        node.broken = why
+    message = f"worker {worker.name} left the cluster: its sandbox fails ({why}); its matches go to other workers"
+    print(message, file=sys.stderr, flush=True)
+    worker.log_event(TOPIC, {"worker": str(worker.name), "message": message})
+    sync(worker.loop, worker.set_resources, slots=0)
+    worker.loop.add_callback(worker.close, executor_wait=False, nanny=True, reason="its sandbox fails")
+    raise Reschedule()
