@@ -221,10 +221,14 @@ class OnCluster:
     def __init__(self, cluster: Cluster, workers: list[Worker]) -> None:
         self.cluster = cluster
         self.nodes = [(w.name, w.slots) for w in workers]
-        self.at_once = max(1, 2 * sum(w.slots for w in workers))
-        """Twice the cluster's slots: a task waits at each worker for the one that ends."""
+
+    @property
+    def at_once(self) -> int:
+        """Twice the slots of the workers there are now (a task waits at each worker for
+        the one that ends): workers that join during a run are given matches too."""
+        return max(1, 2 * sum(w.slots for w in self.cluster.workers()))
 
     async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
         result = await self.cluster.play(spec, bots)
-        for game, wall_ms in zip(result.games, result.wall_ms, strict=True):
-            game_over(game, result.node, wall_ms)
+        for game, wall_ms, replay in zip(result.games, result.wall_ms, result.replays, strict=True):
+            game_over(game, result.node, wall_ms, replay)

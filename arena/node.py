@@ -4,8 +4,8 @@ A task brings a match (``MatchSpec``) and its bots as content-hashed bundles. Th
 unpacks each bundle once into its cache, refusing bytes that do not hash to what the
 coordinator named (so a changed bot is never taken for an old one), builds it on first
 use as ``arena bot build`` would, and plays the match in the sandbox ``arena worker``
-checked, under thinking slots shared by every match the machine plays at once. It
-returns the games; the coordinator is the only writer of the database.
+checked, in the machine's one Trio loop, under thinking slots shared by every match it
+plays at once. It returns the games; the coordinator is the only writer of the database.
 
 A node's faults are never a bot's: when a match ends with a crashed bot, or fails, the
 node asks its sandbox whether a Python bot still starts in it. If not, the node says so
@@ -15,25 +15,28 @@ and leaves the cluster, so that Dask gives its other matches to the other worker
 
 from __future__ import annotations
 
-import collections
 import functools
 import hashlib
 import os
 import sys
 import threading
+from collections.abc import Awaitable, Callable
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import msgspec
 import trio
 
+from . import replay as replay_files
 from .bots import Bot, load_bot
 from .match import GameResult, MatchSpec
 from .referee import MatchError, TimedGames, play_match
 
 if TYPE_CHECKING:
     from .sandbox.base import Sandbox
+
+T = TypeVar("T")
 
 SANDBOX_ENV = "ARENA_WORKER_SANDBOX"
 """The sandbox a worker checked at its start, for the matches it plays."""
@@ -58,6 +61,10 @@ class NodeResult(msgspec.Struct, frozen=True):
     """The worker's name (``arena worker --name``, else its address)."""
     isolation: str
     games: list[GameResult]
+    """Each game, its replay cut to its header (the whole one is in ``replays``)."""
+    replays: list[bytes]
+    """Each game's replay, encoded here: bytes travel and are stored as they are, at a
+    fraction of the cost of the lines as objects."""
     wall_ms: list[float]
     """Each game's wall time, from the end of the one before (or the match's start)."""
 
@@ -77,62 +84,6 @@ def arena_version() -> str:
     return f"{metadata.version('six-arena')} (protocol {PROTOCOL_VERSION}, code {digest.hexdigest()[:12]})"
 
 
-class SharedSlots:
-    """Thinking slots shared by the Trio runs of many threads (a Dask worker plays each
-    match in a thread of its own): a semaphore with Trio's interface whose waiters, in
-    whatever run, are woken through their run's token, first come first served."""
-
-    class _Waiter:
-        def __init__(self) -> None:
-            self.token = trio.lowlevel.current_trio_token()
-            self.event = trio.Event()
-            self.granted = False
-
-    def __init__(self, count: int) -> None:
-        self._lock = threading.Lock()
-        self._free = count
-        self._waiting: collections.deque[SharedSlots._Waiter] = collections.deque()
-
-    def acquire_nowait(self) -> None:
-        with self._lock:
-            if self._free == 0:
-                raise trio.WouldBlock
-            self._free -= 1
-
-    async def acquire(self) -> None:
-        await trio.lowlevel.checkpoint_if_cancelled()
-        waiter = self._Waiter()
-        with self._lock:
-            if self._free > 0:
-                self._free -= 1
-                return
-            self._waiting.append(waiter)
-        try:
-            await waiter.event.wait()
-        except BaseException:
-            with self._lock:
-                if waiter.granted:  # handed to us as we were cancelled: pass it on
-                    self._release_locked()
-                else:
-                    self._waiting.remove(waiter)
-            raise
-
-    def release(self) -> None:
-        with self._lock:
-            self._release_locked()
-
-    def _release_locked(self) -> None:
-        while self._waiting:
-            waiter = self._waiting.popleft()
-            try:
-                waiter.token.run_sync_soon(waiter.event.set)
-            except trio.RunFinishedError:
-                continue
-            waiter.granted = True
-            return
-        self._free += 1
-
-
 class _Node:
     """This worker's sandbox, slots, bot cache and builds, made on its first match."""
 
@@ -143,12 +94,31 @@ class _Node:
         if name not in ("docker", "local"):
             raise NodeError(f"{SANDBOX_ENV}={name!r}: a worker plays in docker or local (start it with arena worker)")
         self.sandbox: Sandbox = choose_sandbox(name)[0]
-        self.slots = SharedSlots(int(os.environ.get(SLOTS_ENV) or os.cpu_count() or 1))
+        self._loop(int(os.environ.get(SLOTS_ENV) or os.cpu_count() or 1))
         self.cache = Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
         self.built: set[str] = set()
         self.building = threading.Lock()
         """One build at a time on this machine."""
         self.broken: str | None = None
+
+    def _loop(self, slots: int) -> None:
+        """One Trio loop plays every match of this machine, as on one machine: matches
+        share its thinking slots, and no two event loops fight over the interpreter
+        (threads of their own would wait for it at every wake-up)."""
+        ready = threading.Event()
+
+        async def serve() -> None:
+            self.token = trio.lowlevel.current_trio_token()
+            self.slots = trio.Semaphore(slots)
+            ready.set()
+            await trio.sleep_forever()
+
+        threading.Thread(target=trio.run, args=(serve,), name="arena-matches", daemon=True).start()
+        ready.wait()
+
+    def run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``await fn(*args)`` in this machine's Trio loop, from a Dask task's thread."""
+        return trio.from_thread.run(fn, *args, trio_token=self.token)
 
     def bot(self, digest: str, bundle: bytes, wanted: Bot) -> Bot:
         """The bot of ``bundle`` from the cache, checked against its hash and what the
@@ -170,7 +140,7 @@ class _Node:
         from .sandbox.runtime import why_python_bots_fail
 
         try:
-            return trio.run(why_python_bots_fail, self.sandbox)
+            return self.run(why_python_bots_fail, self.sandbox)
         except (StartError, OSError) as exc:
             return str(exc)
 
@@ -204,15 +174,17 @@ def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: by
     bots = [node.bot(d, b, wanted) for d, b, wanted in zip(digests, bundles, spec.bots, strict=True)]
     spec = msgspec.structs.replace(spec, bots=bots)
     games: list[GameResult] = []
+    replays: list[bytes] = []
     wall_ms: list[float] = []
 
     def keep(game: GameResult, ms: float) -> None:
-        games.append(game)
+        replays.append(replay_files.dumps(game.replay))
+        games.append(msgspec.structs.replace(game, replay=game.replay[:1]))
         wall_ms.append(ms)
 
     play = functools.partial(play_match, keep_games=False)
     try:
-        result = trio.run(play, spec, node.sandbox, TimedGames(keep), node.slots)
+        result = node.run(play, spec, node.sandbox, TimedGames(keep), node.slots)
     except Exception as exc:
         if (why := node.sandbox_fault()) is not None:  # the match failed: its sandbox, or the match?
             _leave(node, why)
@@ -223,7 +195,7 @@ def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: by
     crashed = any(f.kind == "crash" for g in games for s in g.statuses for f in s.faults)
     if crashed and (why := node.sandbox_fault()) is not None:
         _leave(node, why)
-    return NodeResult(str(get_worker().name), result.isolation, games, wall_ms)
+    return NodeResult(str(get_worker().name), result.isolation, games, replays, wall_ms)
 
 
 def _leave(node: _Node | None, why: str) -> NoReturn:

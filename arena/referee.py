@@ -18,7 +18,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 import trio
@@ -82,17 +82,6 @@ class StartUpFailed(MatchError):
         super().__init__(f"{line}; run `arena bot check {bot.path}` to see why, and fix the bot or what it needs")
         self.bot = bot
         self.fault = fault
-
-
-class Slots(Protocol):
-    """A machine's thinking slots: ``trio.Semaphore``, or on a cluster's worker the
-    slots its threads share (``arena.node.SharedSlots``)."""
-
-    async def acquire(self) -> None: ...
-
-    def acquire_nowait(self) -> None: ...
-
-    def release(self) -> None: ...
 
 
 class Observer:
@@ -234,7 +223,7 @@ class _FairTime:
     """The machine's thinking slots and the freezing of bots between their turns (see
     docs/design.md, Fair time); with fair time off, neither."""
 
-    def __init__(self, slots: Slots | None, freeze: bool) -> None:
+    def __init__(self, slots: trio.Semaphore | None, freeze: bool) -> None:
         self.slots = slots
         self.freeze = freeze
 
@@ -320,7 +309,7 @@ async def play_match(
     spec: MatchSpec,
     sandbox: Sandbox,
     observer: Observer | None = None,
-    slots: Slots | None = None,
+    slots: trio.Semaphore | None = None,
     *,
     keep_games: bool = True,
     inbox: LineInbox | None = None,

@@ -119,8 +119,9 @@ class Player(Protocol):
     """Where a tournament's matches are played: this machine (``OnThisMachine``) or the
     workers of a Dask cluster (``arena.cluster.OnCluster``)."""
 
-    at_once: int
-    """Matches in play at once."""
+    @property
+    def at_once(self) -> int:
+        """Matches in play at once (asked again as each match ends)."""
     nodes: list[tuple[str, int]]
     """The machines that play, with their thinking slots."""
 
@@ -129,8 +130,9 @@ class Player(Protocol):
         ends, or as the match's games come back."""
 
 
-GameOver = Callable[[GameResult, str, float], None]
-"""A game as it ends, the node that played it and its wall time in ms."""
+GameOver = Callable[[GameResult, str, float, bytes | None], None]
+"""A game as it ends, the node that played it, its wall time in ms, and its replay
+already encoded (a cluster's worker does it) or None (it is in the result)."""
 
 
 class OnThisMachine:
@@ -144,7 +146,7 @@ class OnThisMachine:
         self.nodes = [(self.node, os.cpu_count() or 1)]
 
     async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
-        timed = TimedGames(lambda result, ms: game_over(result, self.node, ms))
+        timed = TimedGames(lambda result, ms: game_over(result, self.node, ms, None))
         # Each game goes on as it ends; the match keeps none (flat memory).
         await play_match(spec, self.sandbox, timed, self.slots if spec.fair_time else None, keep_games=False)
 
@@ -190,6 +192,7 @@ async def run_tournament(
             )
             await player.play(spec, recorder.match_bots, recorder.game_over)
             played += recorder.stored
+            matches.total_tokens = player.at_once  # on a cluster, workers come and go
 
     async with trio.open_nursery() as outer:
         outer.start_soon(writer.run)
@@ -210,9 +213,12 @@ class _Writer:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._send, self._receive = trio.open_memory_channel[tuple[FinishedGame, list[replay_files.Line]]](float("inf"))
+        self._send, self._receive = trio.open_memory_channel[tuple[FinishedGame, list[replay_files.Line] | None]](
+            float("inf")
+        )
 
-    def put(self, record: FinishedGame, replay: list[replay_files.Line]) -> None:
+    def put(self, record: FinishedGame, replay: list[replay_files.Line] | None) -> None:
+        """Store ``record``, with ``replay`` encoded into it (None: it holds its replay)."""
         self._send.send_nowait((record, replay))
 
     def close(self) -> None:
@@ -223,8 +229,10 @@ class _Writer:
             async for record, replay in self._receive:
                 await trio.to_thread.run_sync(self._save, record, replay)
 
-    def _save(self, record: FinishedGame, replay: list[replay_files.Line]) -> None:
-        self.store.save_game(msgspec.structs.replace(record, replay=replay_files.dumps(replay)))
+    def _save(self, record: FinishedGame, replay: list[replay_files.Line] | None) -> None:
+        if replay is not None:
+            record = msgspec.structs.replace(record, replay=replay_files.dumps(replay))
+        self.store.save_game(record)
 
 
 class _Recorder:
@@ -245,7 +253,7 @@ class _Recorder:
         self.progress = progress
         self.stored = 0
 
-    def game_over(self, result: GameResult, node: str, wall_ms: float) -> None:
+    def game_over(self, result: GameResult, node: str, wall_ms: float, replay: bytes | None) -> None:
         game_no = result.game_no  # its number in the match, also for a resumed match
         header = result.replay[0]
         assert isinstance(header, replay_files.Header)
@@ -270,10 +278,10 @@ class _Recorder:
             wall_ms=wall_ms,
             started=header.started,
             seats=seats,
-            replay=b"",
+            replay=replay or b"",
             node=node,
         )
-        self.writer.put(record, result.replay)
+        self.writer.put(record, result.replay if replay is None else None)
         self.stored += 1
         self.progress.game_stored(result, [self.match_bots[b] for b in result.spec.seats])
 

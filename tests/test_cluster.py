@@ -638,3 +638,59 @@ def test_a_sandbox_is_the_workers_choice_on_a_cluster(tmp_path: Path) -> None:
     )
     one_clean_line(done, "--sandbox docker: on a cluster each worker plays in the sandbox it checked")
     assert not db.exists()
+
+
+PROBE = """
+import os, socket, sys
+from protocol.bot import Bot, run
+
+found = []
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+    found.append("SCHEDULER REACHED")
+except OSError as exc:
+    found.append(f"scheduler unreachable ({{type(exc).__name__}})")
+for place in ({cache!r}, "/var/tmp/sixarena-worker", "/tmp/dask-scratch-space"):
+    found.append(f"{{place}}: {{'SEEN ' + ','.join(os.listdir(place)) if os.path.isdir(place) else 'hidden'}}")
+found.append("env: " + ",".join(k for k in os.environ if k.startswith(("ARENA", "DASK"))))
+print("PROBE " + "; ".join(found), file=sys.stderr, flush=True)
+
+
+class Probe(Bot):
+    def decide(self, kind, view, legal):
+        return min(legal)
+
+
+run(Probe())
+"""
+
+
+def test_a_bot_on_a_worker_reaches_neither_the_scheduler_nor_other_bots_code(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """Whoever reaches the scheduler runs code on every worker: a bot on a worker must
+    not reach it, nor the worker's cache of other bots' code, nor the worker's
+    environment. The probe says what it found on its stderr, which the replay keeps."""
+    port = workers.scheduler.rsplit(":", 1)[1]
+    cache = tmp_path / "cache-w1"
+    probe = make_bot("probe", PROBE.format(port=port, cache=str(cache)))
+    workers.start("w1")
+    workers.wait_for(1)
+    db = tmp_path / "cluster.db"
+    bots = [str(probe), str(SAMPLES / "heuristic")]
+    done = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, "--deals", "1")
+    assert done.returncode == 0, done.stderr
+    assert cache.is_dir() and len(list((cache / "bots").iterdir())) == 2, "the worker holds both bots' code"
+    said = [
+        line["stderr"][seat]
+        for game in games_of(db).values()
+        for line in game[5]
+        if line.get("type") == "end"
+        for seat in range(2)
+        if "PROBE" in line["stderr"][seat]
+    ]
+    assert said, "the probe ran and reported"
+    for report in said:
+        assert "scheduler unreachable" in report and "REACHED" not in report
+        assert "SEEN" not in report, report
+        assert "env: ;" in report or report.rstrip().endswith("env:"), report
