@@ -122,6 +122,7 @@ class Player(Protocol):
     @property
     def at_once(self) -> int:
         """Matches in play at once (asked again as each match ends)."""
+
     nodes: list[tuple[str, int]]
     """The machines that play, with their thinking slots."""
 
