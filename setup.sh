@@ -45,6 +45,8 @@ if is_root; then
     [ -e /usr/include/stdio.h ] || missing+=(libc6-dev)
     command -v perl >/dev/null || missing+=(perl)
     command -v ruby >/dev/null || missing+=(ruby)
+    # The cluster's TLS test makes its certificates with OpenSSL.
+    command -v openssl >/dev/null || missing+=(openssl)
     if [ "${ARENA_NO_DOCKER:-}" != 1 ]; then
         command -v dockerd >/dev/null || missing+=(docker.io)
         command -v debootstrap >/dev/null || missing+=(debootstrap)

@@ -2,9 +2,10 @@
 
 Matches are played by a ``Player``: on this machine, several at once sharing its
 thinking slots (one per core) so fair time holds across all of them, or on the workers
-of a Dask cluster (``arena.cluster``); either way this process alone writes the database. A game is
-committed the moment it ends; a resumed tournament plays only the games the database
-does not hold, from the same schedule and the same deal seeds.
+of a Dask cluster (``arena.cluster``); either way this process alone writes the
+database. A game is committed the moment it ends (on a cluster, the moment its match
+comes back); a resumed tournament plays only the games the database does not hold,
+from the same schedule and the same deal seeds.
 """
 
 from __future__ import annotations

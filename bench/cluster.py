@@ -134,16 +134,18 @@ def overhead(work: Path) -> None:
             ("fast bots", FAST, 40),
             ("bots thinking 50 ms a move", sleepers(work, 4, 0.05), 4),
         ):
-            alone, on_cluster = [], []
+            alone, on_cluster, cpus = [], [], []
             for _ in range(3):
                 wall, _, games = tournament(work, bots, deals, "--sandbox", "local")
                 alone.append(games / wall)
-                wall, _, games = tournament(work, bots, deals, "--cluster", cluster.address)
+                wall, cpu, games = tournament(work, bots, deals, "--cluster", cluster.address)
                 on_cluster.append(games / wall)
+                cpus.append(cpu / games)
             ratio = max(on_cluster) / max(alone)
             print(
-                f"  {label}: {games} games; alone {max(alone):.1f} games/s, on the cluster {max(on_cluster):.1f}"
-                f" games/s: ratio {ratio:.2f} (target at least 0.9)"
+                f"  {label}: {games} games; alone {max(alone):.2f} games/s, on the cluster {max(on_cluster):.2f}"
+                f" games/s: ratio {ratio:.2f} (target at least 0.9); coordinator CPU {min(cpus) * 1000:.1f} ms a"
+                f" game, its start included (one coordinator feeds up to ~{1 / min(cpus):.0f} games/s)"
             )
     finally:
         cluster.stop()
