@@ -198,6 +198,95 @@ def test_jump_to_a_round(browser: Any, pages: dict[str, Any]) -> None:
     assert_nimmt_frame(keys(browser, "["), frames[data["rounds"][0]["frame"]])
 
 
+def focused_keys(browser: Any, *pressed: str) -> dict[str, Any]:
+    """Press keys wherever the focus is (unlike ``keys``, nothing is blurred first)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    chain = ActionChains(browser)
+    for key in pressed:
+        chain.send_keys(key)
+    chain.perform()
+    drawn: dict[str, Any] = browser.execute_script(DRAWN)
+    return drawn
+
+
+def arrow_and_space(browser: Any, press: Callable[..., dict[str, Any]]) -> list[tuple[int, str]]:
+    """→, then Space twice: where the viewer stands and whether it plays after each."""
+    from selenium.webdriver.common.keys import Keys
+
+    seen = []
+    for key in (Keys.ARROW_RIGHT, Keys.SPACE, Keys.SPACE):
+        drawn = press(browser, key)
+        seen.append((drawn["index"], drawn["playing"]))
+    return seen
+
+
+def test_keys_still_work_after_the_round_and_speed_dropdowns(browser: Any, pages: dict[str, Any]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    page, data, _ = pages["standard"]
+    frames = data["frames"]
+    start = data["rounds"][2]["frame"]
+    open_page(browser, page.as_uri())
+    keys(browser, "3")  # the same round reached by its key, nothing focused
+    expected = arrow_and_space(browser, keys)
+    assert expected == [(start + 1, "false"), (start + 1, "true"), (start + 1, "false")]
+
+    open_page(browser, page.as_uri())
+    rounds = browser.find_element(By.CSS_SELECTOR, "select.rv-round")
+    Select(rounds).select_by_visible_text("Round 3")
+    assert browser.execute_script(DRAWN)["index"] == start
+    assert arrow_and_space(browser, focused_keys) == expected
+    assert_nimmt_frame(browser.execute_script(DRAWN), frames[start + 1])
+
+    # a select that still has the focus (tabbed to, say) leaves the viewer's keys to the viewer
+    open_page(browser, page.as_uri())
+    Select(browser.find_element(By.CSS_SELECTOR, "select.rv-speed")).select_by_value("2")
+    keys(browser, "3")
+    rounds = browser.find_element(By.CSS_SELECTOR, "select.rv-round")
+    browser.execute_script("arguments[0].focus()", rounds)
+    assert arrow_and_space(browser, focused_keys) == expected
+    assert Select(rounds).first_selected_option.text == "Round 3"
+    assert Select(browser.find_element(By.CSS_SELECTOR, "select.rv-speed")).first_selected_option.text == "2\u00d7"
+
+    # but typing in a text field never moves the viewer
+    browser.execute_script(
+        "const field = document.createElement('input'); field.type = 'text'; field.id = 'typed';"
+        "document.body.appendChild(field); field.focus();"
+    )
+    typed = focused_keys(browser, "3", " ", "]")
+    assert typed["index"] == start + 1 and typed["playing"] == "false"
+    assert browser.execute_script("return document.getElementById('typed').value") == "3 ]"
+
+
+def test_move_times_read_as_the_terminal_writes_them(browser: Any, tmp_path: Path) -> None:
+    import msgspec
+
+    from arena.render.common import ms_text
+
+    values = iter([0.25, 0.249, 1.05, 0.35, 12.5, 0.05, 9.95, 999.5, 1234.5, 0.15] * 1000)
+    lines = [
+        msgspec.structs.replace(line, wall_ms=[next(values) for _ in line.wall_ms])
+        if isinstance(line, replay.DecisionLine)
+        else line
+        for line in replay.read(played("standard"))
+    ]
+    page = tmp_path / "times.html"
+    page.write_text(viewer.standalone_html(lines, "times"), encoding="utf-8")
+    data = viewer.frames(lines, "times")
+    open_page(browser, page.as_uri())
+    timed = [f for f in data["frames"] if f["times"] is not None]
+    seen: set[str] = set()
+    for frame in timed[:8]:
+        drawn = go_to(browser, data, frame["index"])
+        texts = [f"answered in {ms_text(ms)}" for ms in frame["times"] if ms is not None]
+        assert drawn["times"] == texts, f"frame {frame['index']}"
+        seen.update(texts)
+    # ties the browser's own rounding would turn the other way are among the values shown
+    assert {"answered in 0.2 ms", "answered in 1.1 ms", "answered in 12 ms"} <= seen
+
+
 def test_a_fault_shows_under_its_seat_where_it_happened(browser: Any, pages: dict[str, Any]) -> None:
     page, data, _ = pages["faulty"]
     open_page(browser, page.as_uri())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 import urllib.request
@@ -21,6 +22,7 @@ from leaderboard.board import interval_text, leaderboard
 from .conftest import SAMPLES, serving
 from .test_boards import warned_db  # noqa: F401  (a shared fixture)
 from .test_web import NIMMT, SLOW_CODE, bot_folder, tournament_args, web_db, work  # noqa: F401  (shared fixtures)
+from .test_web_faults import faults_db  # noqa: F401  (a shared fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -141,8 +143,35 @@ def test_the_bot_page_draws_its_rating_chart(browser: Any, site: str) -> None:
     faults = browser.find_element(By.ID, "faults").find_element(By.XPATH, "..")
     assert "No faults" in faults.text
     browser.get(f"{site}/bots/faulty:0.1")
-    record = browser.find_elements(By.CSS_SELECTOR, "li.fault")
-    assert len(record) == 18 and "illegal" in record[0].text and '"answer":999' in record[0].text
+    record = browser.find_elements(By.CSS_SELECTOR, "li.fault")  # repeated faults are one entry, ×N
+    counts = [int(m.group(1)) if (m := re.search(r"×(\d+)", r.text)) else 1 for r in record]
+    assert sum(counts) == 18 and "illegal" in record[0].text and '"answer":999' in record[0].text
+
+
+def test_a_bot_with_58_faults_is_a_short_page(browser: Any, faults_db: Path) -> None:  # noqa: F811
+    """Grouped, a page of groups at a time, the newest group's evidence open and each
+    fault's stderr cut to its end: the fault record of a bot with 58 faults (37 timeouts
+    with 40 lines of stderr each) stays short (it was 4,000 px, the whole page is ~2,900
+    with its chart and 20 recent games)."""
+    from selenium.webdriver.common.by import By
+
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(1280, 900)
+        with serving(faults_db) as url:
+            browser.get(f"{url}/bots/random:1.0.0")
+            width, height = browser.execute_script(
+                "return [window.innerWidth, document.getElementById('faults').parentElement.offsetHeight]"
+            )
+            assert 1200 <= width <= 1280 and height < 1000, f"the fault record is {height} px tall"
+            assert len(browser.find_elements(By.CSS_SELECTOR, "li.fault")) == 10
+            tail = browser.find_element(By.CSS_SELECTOR, "pre.stderr-tail")
+            assert tail.is_displayed() and tail.text.endswith("stuck in search at game 57")
+            assert "first stderr line" not in tail.text
+            browser.find_element(By.CSS_SELECTOR, "a[rel=next]").click()
+            assert len(browser.find_elements(By.CSS_SELECTOR, "li.fault")) == 4
+    finally:
+        browser.set_window_size(size["width"], size["height"])
 
 
 def test_a_phone_sized_screen_shows_the_leaderboard_without_overflow(browser: Any, site: str) -> None:

@@ -22,7 +22,7 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -99,13 +99,30 @@ def int_param(request: Request, name: str, default: int, low: int, high: int = L
     if not raw:
         return default
     bounds = f"from {low} to {high}" if high < LARGEST else f"at least {low}"
+    if high >= LARGEST:  # beyond it SQLite overflows: said, not just the lower bound
+        bounds_above = f"at least {low} and at most {high}"
+    else:
+        bounds_above = bounds
+    digits = raw.lstrip("+-")
+    if digits.isascii() and digits.isdigit() and len(digits) > len(str(LARGEST)):
+        # Far out of range (perhaps more digits than Python converts): named, not echoed.
+        shown = raw if len(raw) <= 40 else f"a {len(digits)}-digit number"
+        raise WebError(400, f"{name} must be {bounds if raw.startswith('-') else bounds_above}, not {shown}")
     try:
         value = int(raw)
     except ValueError:
-        raise WebError(400, f"{name} must be a whole number {bounds}, not {raw!r}") from None
-    if not low <= value <= high:
+        raise WebError(400, f"{name} must be a whole number {bounds}, not {raw[:40]!r}") from None
+    if value > high:
+        raise WebError(400, f"{name} must be {bounds_above}, not {value}")
+    if value < low:
         raise WebError(400, f"{name} must be {bounds}, not {value}")
     return value
+
+
+def too_large(request: Request, name: str) -> bool:
+    """Whether the parameter is a whole number beyond the largest SQLite stores."""
+    digits = request.query_params.get(name, "").strip().removeprefix("+")
+    return digits.isascii() and digits.isdigit() and (len(digits) > len(str(LARGEST)) or int(digits) > LARGEST)
 
 
 def game_id_param(request: Request) -> int:
@@ -173,16 +190,29 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
         return site.bots()
 
     def bot(request: Request) -> dict[str, Any]:
-        return site.bot(request.path_params["ref"])
+        return site.bot(request.path_params["ref"], int_param(request, "faults_page", 1, 1))
 
-    def games(request: Request) -> dict[str, Any]:
+    def games(request: Request, offset: int | None = None) -> dict[str, Any]:
         return site.games(
             text_param(request, "tournament"),
             text_param(request, "bot"),
             int_param(request, "limit", 50, 1, GAMES_LIMIT),
-            int_param(request, "offset", 0, 0),
+            int_param(request, "offset", 0, 0) if offset is None else offset,
             order_param(request, "desc" if not request.url.path.startswith("/api/") else "asc"),
         )
+
+    def games_page(request: Request) -> Response:
+        """The games page: past the end it links the last page, and an offset too large to
+        store (a 400, as in the API) shows that link too."""
+        refused = None
+        try:
+            int_param(request, "offset", 0, 0)
+        except WebError as exc:
+            if not too_large(request, "offset"):
+                raise
+            refused = exc.message
+        data = games(request, LARGEST if refused else None)
+        return html(request, "games.html", 400 if refused else 200, data=data, refused=refused)
 
     def game(request: Request) -> dict[str, Any]:
         return site.game(game_id_param(request))
@@ -198,8 +228,15 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
             headers={"content-disposition": f'inline; filename="game-{game_id}.jsonl"'},
         )
 
+    warmed = threading.Event()
+
     def health(request: Request) -> Response:
-        return json(site.health())
+        # warm: every leaderboard has a value to serve at once (the start's warm-up is done)
+        return json({**site.health(), "warm": warmed.is_set()})
+
+    def favicon(request: Request) -> Response:
+        """What browsers ask for on their own: the site's icon (an SVG, which they all draw)."""
+        return FileResponse(HERE / "static" / "favicon.svg", media_type="image/svg+xml")
 
     def api_index(request: Request) -> Response:
         try:
@@ -220,12 +257,13 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
         ("/games/{game_id}", "game.html", game),
     ):
         as_html, as_json = page(template, load)
-        routes.append(Route(path, as_html))
+        routes.append(Route(path, games_page if path == "/games" else as_html))
         if path != "/":
             routes.append(Route("/api" + path, as_json))
     routes += [
         Route("/api", api_index),
         Route("/api/health", health),
+        Route("/favicon.ico", favicon),
         Route("/api/games/{game_id}/frames", frames),
         Route("/api/games/{game_id}/replay", raw_replay),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
@@ -253,7 +291,7 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if warm_up:
-            threading.Thread(target=_warm_up, args=(site,), daemon=True, name="arena-warm-up").start()
+            threading.Thread(target=_warm_up, args=(site, warmed), daemon=True, name="arena-warm-up").start()
         yield
         site.db.close()
 
@@ -270,11 +308,14 @@ WARM_TOURNAMENTS = 3
 """The newest tournaments whose standings are computed at start."""
 
 
-def _warm_up(site: Site) -> None:
+def _warm_up(site: Site, warmed: threading.Event) -> None:
     """Compute every leaderboard, and the standings of the newest tournaments, once at
-    start, so that the first visitors do not wait for them."""
+    start (requests are answered meanwhile), so that the first visitors do not wait for
+    them. A board the arena cached in the database is served at once, marked stale, while
+    the current one is computed."""
     try:
         site.leaderboard(None, None, None)
+        warmed.set()
         for summary in site.tournaments()["tournaments"][:WARM_TOURNAMENTS]:
             site.tournament(summary["name"])
     except Unavailable:

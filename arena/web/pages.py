@@ -7,6 +7,7 @@ through a read-only store; what costs more than a query is cached (``data.Revali
 from __future__ import annotations
 
 import math
+import re
 import threading
 import zlib
 from collections.abc import Callable, Hashable
@@ -29,6 +30,14 @@ RECENT = 20
 """Games shown on a tournament's or a bot's page."""
 FAULT_GAMES = 20
 """Faulty games whose evidence a bot's page shows (the newest)."""
+FAULT_SCAN = 500
+"""Faulty games (the newest) whose faults a bot's page groups: their count is bounded."""
+FAULT_GROUPS = 10
+"""Groups of repeated faults a page of a bot's fault record shows."""
+TAIL_LINES = 12
+"""Lines of a fault's stderr shown at once: the last ones, where the fault is."""
+TAIL_CHARS = 1500
+"""At most this much of them, unless a single line is longer."""
 
 
 UNKNOWN_SCORE = catalog.Score("points", lower_is_better=False)
@@ -190,7 +199,7 @@ class Site:
             self._planned[tournament.id] = total
         return total
 
-    def _tournament_summary(self, t: Tournament, done: int) -> dict[str, Any]:
+    def _tournament_summary(self, t: Tournament, done: int, health: dict[str, Any]) -> dict[str, Any]:
         return {
             "name": t.name,
             **kind(t.game, t.variant),
@@ -199,7 +208,14 @@ class Site:
             "finished": t.finished,
             "games_done": done,
             "games_planned": self.planned(t),
+            "health": health,
         }
+
+    def _health(self, t: Tournament, holders: dict[int, str], recent: list[Any]) -> dict[str, Any]:
+        """``tournament_health`` of the tournament, its ``recent`` games newest first."""
+        return tournament_health(
+            t, t.id in holders, recent[0].started if recent else None, [g.wall_ms for g in recent], self.db.path
+        )
 
     # --- pages -----------------------------------------------------------------------
 
@@ -295,7 +311,12 @@ class Site:
                 return self.tournaments(opened)
         stamp = store.last_game_id()
         done = self._cached(store, ("games per tournament",), stamp, lambda s: s.games_per_tournament()).value
-        listed = [self._tournament_summary(t, done.get(t.id, 0)) for t in store.list_tournaments()]
+        holders = store.lease_holders()
+        listed = []
+        for t in store.list_tournaments():
+            # Only a tournament being run can be stalled: only its last games are read.
+            recent = store.find_games(t.id, limit=RECENT, newest_first=True) if t.id in holders else []
+            listed.append(self._tournament_summary(t, done.get(t.id, 0), self._health(t, holders, recent)))
         return {"tournaments": listed[::-1]}
 
     def tournament(self, name: str) -> dict[str, Any]:
@@ -306,7 +327,7 @@ class Site:
             done = store.count_games(t.id)
             recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
             return {
-                **self._tournament_summary(t, done),
+                **self._tournament_summary(t, done, self._health(t, store.lease_holders(), recent)),
                 "seed": t.seed,
                 "settings": t.settings,
                 "config": t.config,
@@ -336,7 +357,7 @@ class Site:
                 ]
             }
 
-    def bot(self, ref: str) -> dict[str, Any]:
+    def bot(self, ref: str, faults_page: int = 1) -> dict[str, Any]:
         with self.db.store() as store:
             try:
                 bot = store.get_bot(ref)
@@ -345,7 +366,9 @@ class Site:
             stamp = store.last_game_id()
             faults = store.fault_totals(None, None, None).get(bot.id, (0, 0, 0, 0))
             opponents = self._cached(store, ("opponents", bot.id), stamp, lambda s: s.opponents(bot.id)).value
-            evidence = self._cached(store, ("faults", bot.id), stamp, lambda s: fault_record(s, bot.id)).value
+            evidence, groups = self._cached(store, ("faults", bot.id), stamp, lambda s: grouped_faults(s, bot.id)).value
+            pages = max(1, math.ceil(len(groups) / FAULT_GROUPS))
+            faults_page = min(faults_page, pages)  # past the end: the last page
             return {
                 "bot": bot.ref,
                 "name": bot.name,
@@ -372,6 +395,15 @@ class Site:
                     _builtins(g) for g in store.find_games(bot_id=bot.id, limit=RECENT, newest_first=True)
                 ],
                 "fault_record": evidence,
+                "fault_groups": groups[(faults_page - 1) * FAULT_GROUPS : faults_page * FAULT_GROUPS],
+                "fault_paging": {
+                    "page": faults_page,
+                    "pages": pages,
+                    "groups": len(groups),
+                    "per_page": FAULT_GROUPS,
+                    "faults": sum(g["count"] for g in groups),
+                    "games_scanned": FAULT_SCAN,
+                },
             }
 
     def rating_history(self, store: Store, stamp: int, bot_id: int, ref: str) -> list[dict[str, Any]]:
@@ -430,14 +462,17 @@ class Site:
                     bot_id = store.get_bot(bot).id
                 except StoreError:
                     raise WebError(404, f"no bot {bot!r} (the bots page lists them)") from None
-            found = store.find_games(tournament_id, bot_id, limit, offset, newest_first)
+            total = store.count_games_of(tournament_id, bot_id)
+            # Past the end: nothing to read (and no offset SQLite could not take).
+            found = store.find_games(tournament_id, bot_id, limit, offset, newest_first) if offset < total else []
             return {
                 "tournament": tournament,
                 "bot": bot,
                 "limit": limit,
                 "offset": offset,
                 "order": "desc" if newest_first else "asc",
-                "total": store.count_games_of(tournament_id, bot_id),
+                "total": total,
+                "last_page": last_page(total, limit),
                 "games": [_builtins(g) for g in found],
             }
 
@@ -480,6 +515,95 @@ class Site:
         return encoded
 
 
+STALL_MIN_S = 120.0
+"""A tournament being run with no new game for longer than this is stalled, or longer
+than ``STALL_GAMES`` times the median wall time of its last games when that is more."""
+STALL_GAMES = 20
+
+
+def seconds_since(stamp: str | None, now: float) -> float | None:
+    """Seconds (to a tenth) from an ISO time (UTC when it names no zone) to ``now``; None if unreadable."""
+    import datetime as dt
+
+    if not stamp:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return round(max(0.0, now - when.timestamp()), 1)
+
+
+def spoken_duration(seconds: float) -> str:
+    """``0.4 s``, ``4 s``, ``12 min``, ``3 h``, ``2 days``: a duration as a person says it."""
+    if seconds < 1:
+        return f"{seconds:.1f} s"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+def tournament_health(
+    t: Tournament,
+    held: bool,
+    last_started: str | None,
+    walls_ms: list[float],
+    db: Path,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """Whether a tournament is really being run: ``running`` (a live arena holds its lease
+    and games keep coming), ``stalled`` (held, but no game for much longer than a game
+    takes: ``STALL_MIN_S``, ``STALL_GAMES``), ``interrupted`` (stopped, or stored as running
+    without a live holder: killed; with the command that resumes it) or ``finished``.
+
+    ``last_started`` is when its newest game started, ``walls_ms`` its last games' wall times."""
+    import statistics
+    import time
+
+    now = time.time() if now is None else now
+    ago = seconds_since(last_started, now)
+    resume = None
+    if t.status == "finished":
+        state, text = "finished", "finished"
+    elif held:
+        game_s = statistics.median(walls_ms) / 1000 if walls_ms else None
+        limit = max(STALL_MIN_S, STALL_GAMES * game_s) if game_s else STALL_MIN_S
+        quiet = ago if last_started is not None else seconds_since(t.created, now)
+        if quiet is not None and quiet > limit:
+            state = "stalled"
+            text = f"stalled · no game for {spoken_duration(quiet)}" + (
+                f" (a game takes about {spoken_duration(game_s)})" if game_s else " since it started"
+            )
+        else:
+            state = "running"
+            text = "running · no game yet" if ago is None else f"running · last game {spoken_duration(ago)} ago"
+    else:
+        from ..cli_tournaments import resume_command
+
+        resume = resume_command(t, db)
+        state = "interrupted"
+        killed = " · stopped without a word (killed?)" if t.status == "running" else ""
+        text = f"interrupted{killed} · resume with: {resume}"
+    return {
+        "state": state,
+        "last_game_started": last_started,
+        "last_game_ago_s": ago,
+        "resume": resume,
+        "text": text,
+    }
+
+
+def last_page(total: int, limit: int) -> int:
+    """The offset of the last page of ``total`` games, ``limit`` a page (0 when there are none)."""
+    return max(total - 1, 0) // limit * limit
+
+
 def fault_record(store: Store, bot_id: int, games: int = FAULT_GAMES) -> list[dict[str, Any]]:
     """Each fault of the bot in its newest faulty games, with the evidence the replay keeps.
 
@@ -496,6 +620,76 @@ def fault_record(store: Store, bot_id: int, games: int = FAULT_GAMES) -> list[di
         for fault in end.statuses[seat].faults:
             found.append({"game": game_id, "seat": seat, "status": end.statuses[seat].status, **_builtins(fault)})
     return found
+
+
+_NUMBERS = re.compile(r"(-?\d+(?:, ?-?\d+)*)")
+"""A number, or a list of them (legal answers): what differs between repeats of a fault."""
+
+
+def stderr_tail(stderr: str | None) -> dict[str, Any]:
+    """A fault's stderr split where it matters: its last lines (``TAIL_LINES``, at most
+    ``TAIL_CHARS`` unless one line is longer), which hold the fault, and what came before."""
+    lines = (stderr or "").rstrip("\n").split("\n") if stderr else []
+    tail, earlier = lines[-TAIL_LINES:], lines[:-TAIL_LINES]
+    while len(tail) > 1 and sum(len(line) + 1 for line in tail) > TAIL_CHARS:
+        earlier.append(tail.pop(0))
+    return {"stderr_tail": "\n".join(tail), "stderr_earlier": "\n".join(earlier), "earlier_lines": len(earlier)}
+
+
+def group_faults(faults: list[dict[str, Any]], games_shown: int = 8) -> list[dict[str, Any]]:
+    """Repeated faults as one entry each: the same kind and the same message but for its
+    numbers (a request id, a time). Newest first (``faults`` is: games newest first, a
+    game's faults in the order they happened); each group keeps its latest evidence, its
+    message with the numbers that vary as N (a list of them as …), its count and its games."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    numbers: dict[tuple[str, str], list[set[str]]] = {}
+    for fault in faults:
+        parts = _NUMBERS.split(fault.get("message") or "")
+        key = (fault.get("kind") or "unknown", "#".join(parts[::2]))
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"kind": key[0], "count": 0, "games": [], "latest": fault}
+            numbers[key] = [set() for _ in parts[1::2]]
+        elif fault["game"] == group["latest"]["game"]:
+            group["latest"] = fault  # later in the same (newest) game
+        group["count"] += 1
+        if fault["game"] not in group["games"]:
+            group["games"].append(fault["game"])
+        for seen, value in zip(numbers[key], parts[1::2], strict=True):
+            seen.add(value)
+    found = []
+    for key, group in groups.items():
+        parts = _NUMBERS.split(group["latest"].get("message") or "")
+        for i, seen in enumerate(numbers[key]):
+            if len(seen) > 1:
+                parts[2 * i + 1] = "…" if any("," in value for value in seen) else "N"
+        games = group.pop("games")
+        latest = group.pop("latest")
+        found.append(
+            {
+                **group,
+                "message": "".join(parts),
+                "game_count": len(games),
+                "games": games[:games_shown],
+                "latest": {**latest, **stderr_tail(latest.get("stderr"))},
+            }
+        )
+    return found
+
+
+def grouped_faults(store: Store, bot_id: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The bot's faults as its page shows them: each fault of its newest ``FAULT_GAMES``
+    faulty games, and those of its newest ``FAULT_SCAN`` grouped (``group_faults``)."""
+    faults = fault_record(store, bot_id, FAULT_SCAN)
+    newest: set[tuple[int, int]] = set()
+    record = []
+    for fault in faults:
+        seat = (fault["game"], fault["seat"])
+        if seat not in newest and len(newest) >= FAULT_GAMES:
+            break
+        newest.add(seat)
+        record.append(fault)
+    return record, group_faults(faults)
 
 
 def interval_range(rows: list[dict[str, Any]]) -> tuple[float, float]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
+from ..render.common import ms_text
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, verify
 from .frames import Frame, count, letters
 
@@ -59,7 +60,7 @@ def frames(lines: Sequence[Line], name: str = "replay") -> dict[str, Any]:
             case EventsLine():
                 step_frames = next(shown)
                 for frame in step_frames:
-                    frame.update(times=None, defaulted=[], notes=[])
+                    frame.update(times=None, time_texts=None, defaulted=[], notes=[])
                 if step_frames:  # else its decision's notes wait for the next frame
                     _annotate(step_frames[0], decision, notes, header.players)
                     notes, decision = [], None
@@ -143,11 +144,14 @@ def _annotate(frame: Frame, decision: DecisionLine | None, notes: list[dict[str,
     logged while it was asked on the first frame that shows its outcome."""
     if decision is not None:
         times: list[float | None] = [None] * players
+        texts: list[str | None] = [None] * players
         for seat, ms, default in zip(decision.seats, decision.wall_ms, decision.defaulted, strict=True):
-            times[seat] = round(ms, 2)
+            times[seat] = ms
+            texts[seat] = ms_text(ms)  # the terminal's words: rounded once, in Python, never again in the browser
             if default:
                 frame["defaulted"].append(seat)
         frame["times"] = times
+        frame["time_texts"] = texts
     frame["notes"] = notes
 
 

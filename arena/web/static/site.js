@@ -196,9 +196,23 @@
       bar.value = data.games_done;
       bar.textContent = `${data.games_done} / ${data.games_planned}`;
     }
+    const health = data.health || { state: data.status, text: data.status, resume: null };
     for (const holder of root.querySelectorAll('[data-field="status"]')) {
-      holder.replaceChildren(el("span", { class: "badge status-" + data.status }, data.status));
+      holder.replaceChildren(el("span", { class: "badge status-" + health.state }, health.state));
     }
+    const resume = health.resume || "";
+    const lead = resume && health.text.endsWith(resume) ? health.text.slice(0, -resume.length) : health.text;
+    setField(root, "health_text", lead);
+    for (const code of root.querySelectorAll('[data-field="resume"]')) {
+      code.textContent = resume;
+      code.hidden = !resume;
+    }
+    const started = health.last_game_started || "";
+    for (const time of root.querySelectorAll('time[data-field="last_game_started"]')) {
+      time.setAttribute("datetime", started);
+      time.textContent = started.slice(0, 19).replace("T", " ");
+    }
+    for (const holder of root.querySelectorAll('[data-field="last_game"]')) holder.hidden = !started;
     if (data.finished) {
       for (const holder of root.querySelectorAll('[data-field="finished"]')) {
         holder.replaceChildren(el("time", { datetime: data.finished }, data.finished.replace("T", " ")));
@@ -235,36 +249,43 @@
     }
     const games = root.querySelector("#tournament-games");
     if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", 4);
-    root.dataset.status = data.status;
+    root.dataset.status = health.state;
     root.dataset.updated = String(Date.now());
   }
+
+  // Polled only while an arena runs the tournament (running, or stalled: it may go on).
+  const isLive = (state) => state === "running" || state === "stalled";
 
   function live(root) {
     const url = root.dataset.liveUrl;
     let failures = 0;
     async function poll() {
-      if (root.dataset.status === "finished") {
+      if (!isLive(root.dataset.status)) {
         setField(root, "live_note", "");
+        root.dataset.polling = "stopped";
         return;
       }
+      root.dataset.polling = "on";
       try {
         const response = await fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" });
         if (!response.ok) throw new Error("HTTP " + response.status);
         const data = await response.json();
         update(root, data);
         failures = 0;
-        setField(root, "live_note", data.status === "finished" ? "" : "· updates live");
+        setField(root, "live_note", isLive(root.dataset.status) ? "· updates live" : "");
       } catch (error) {
         failures += 1;
         setField(root, "live_note", "· cannot reach the server, retrying");
       }
-      if (root.dataset.status !== "finished") {
+      if (isLive(root.dataset.status)) {
         setTimeout(poll, POLL_MS * Math.min(1 + failures, 8));
       } else {
         setField(root, "live_note", "");
+        root.dataset.polling = "stopped";
       }
     }
-    setTimeout(poll, POLL_MS);
+    if (isLive(root.dataset.status)) setTimeout(poll, POLL_MS);
+    else root.dataset.polling = "stopped";
   }
 
   // --- start ---------------------------------------------------------------------------

@@ -145,7 +145,10 @@
     data.rounds.forEach(function (r, i) {
       rounds.appendChild(h("option", { value: String(i), text: "Round " + r.round }));
     });
-    rounds.addEventListener("change", function () { self.show(data.rounds[+rounds.value].frame, false); });
+    rounds.addEventListener("change", function () {
+      self.show(data.rounds[+rounds.value].frame, false);
+      rounds.blur(); // else the select keeps the keys: an arrow would change its round, Space reopen it
+    });
     this.roundSelect = rounds;
     var speed = h("select", { class: "rv-speed", "aria-label": "Playback speed" });
     SPEEDS.forEach(function (s) {
@@ -153,7 +156,7 @@
       if (s === 1) option.selected = true;
       speed.appendChild(option);
     });
-    speed.addEventListener("change", function () { self.speed = +speed.value; self.schedule(); });
+    speed.addEventListener("change", function () { self.speed = +speed.value; self.schedule(); speed.blur(); });
     this.speedSelect = speed;
     this.counter = h("span", { class: "rv-counter", "data-frame-index": "0", "aria-live": "off" });
     this.scrub = h("input", {
@@ -221,7 +224,10 @@
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     var target = event.target;
     var tag = target && target.tagName;
-    if (tag === "INPUT" && target.type !== "range" || tag === "TEXTAREA" || tag === "SELECT") return;
+    // text fields keep every key; a focused round or speed select gives the viewer's keys to
+    // the viewer (preventDefault below stops the select changing or opening as well)
+    if (tag === "INPUT" && target.type !== "range" || tag === "TEXTAREA" || target && target.isContentEditable) return;
+    if (tag === "SELECT" && !this.root.contains(target)) return;
     if (tag === "INPUT" && (event.key === "ArrowLeft" || event.key === "ArrowRight")) return;
     var k = event.key;
     var action = { " ": "play", ArrowRight: "next", ArrowLeft: "prev", Home: "first", End: "last", "[": "prevRound",
@@ -544,10 +550,11 @@
         [head, h("div", { class: "rv-seat-stats" }, [score, extra])]);
 
       var time = frame.times ? frame.times[s] : null;
+      var timeText = frame.time_texts ? frame.time_texts[s] : null;
       var defaulted = frame.defaulted && frame.defaulted.indexOf(s) >= 0;
       if (time !== null && time !== undefined) {
         panel.appendChild(h("div", { class: "rv-time", "data-seat-time": String(s) }, [
-          "answered in " + ms(time),
+          "answered in " + (timeText || ms(time)),
           defaulted ? h("span", { class: "rv-default", text: " \u00b7 default move played by the referee" }) : null
         ]));
       }
