@@ -42,6 +42,7 @@ from .cli_common import (
     print_table,
     user_errors,
 )
+from .league import resume_command
 
 if TYPE_CHECKING:
     from .store import StoredBot
@@ -269,11 +270,6 @@ def scheduled_games(tournament: Any) -> tuple[int, int] | None:
     except (msgspec.ValidationError, ValueError):
         return None
     return sum(len(m.games) for m in schedule), len(schedule)
-
-
-def resume_command(tournament: Any, db: Path) -> str:
-    command = "arena gauntlet" if "gauntlet" in tournament.config else "arena tournament run"
-    return f"{command} --resume --name {tournament.name} --db {db}"
 
 
 def tournament_board(tournament: Any) -> tuple[str, str]:

@@ -45,3 +45,9 @@ def schedule_of(tournament: Tournament) -> list[Match]:
         chunk = int(tournament.config["gauntlet"]["chunk"])
         return gauntlet(bots - 1, size, deals, chunk, tournament.seed)
     return round_robin(bots, size, deals, tournament.seed, shape.get("grown", []))
+
+
+def resume_command(tournament: Tournament, db: object) -> str:
+    """The command that goes on with an interrupted tournament (the CLI and the web say it)."""
+    command = "arena gauntlet" if "gauntlet" in tournament.config else "arena tournament run"
+    return f"{command} --resume --name {tournament.name} --db {db}"

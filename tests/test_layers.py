@@ -84,3 +84,11 @@ def test_reading_the_catalog_loads_no_heavy_layer() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_the_web_imports_no_command() -> None:
+    """The web reads the store as the CLI does, through the layers under both, never
+    through a command's module."""
+    for path in (ROOT / "arena/web").glob("*.py"):
+        for name in imports(path):
+            assert not name.lstrip(".").startswith(("cli", "arena.cli")), f"{path.name} imports {name}"

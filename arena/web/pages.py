@@ -584,7 +584,7 @@ def tournament_health(
             state = "running"
             text = "running · no game yet" if ago is None else f"running · last game {spoken_duration(ago)} ago"
     else:
-        from ..cli_tournaments import resume_command
+        from ..league import resume_command
 
         resume = resume_command(t, db)
         state = "interrupted"
