@@ -28,6 +28,7 @@ from .folder import (
     each_file,
     remove_tree,
     scan,
+    seal_read_only,
     skipped,
 )
 
@@ -122,7 +123,7 @@ def unpack(data: bytes, expected_hash: str, cache: Path, limits: FolderLimits | 
             actual = content_hash(tmp, limits)
             if actual != expected_hash:
                 raise FolderError(f"{label}: what it holds does not hash to {expected_hash} but to {actual}: refused")
-            _read_only(tmp)
+            seal_read_only(tmp)
             try:
                 os.rename(tmp, target)
             except OSError:
@@ -208,22 +209,3 @@ def _extract(archive: tarfile.TarFile, members: list[tarfile.TarInfo], dest: Pat
             archive.extractall(dest, plain, numeric_owner=True)
     except tarfile.TarError as exc:
         raise FolderError(f"{label}: cannot unpack it ({exc}): refused") from None
-
-
-def _read_only(folder: Path) -> None:
-    """Readable (and enterable) by all, writable by none, like a stored snapshot. Links
-    are left as they are (a link's own mode means nothing, and it is never followed)."""
-    for root, dirs, files in os.walk(folder, topdown=False):
-        for name in [*files, *dirs]:
-            _seal(os.path.join(root, name))
-    _seal(str(folder))
-
-
-def _seal(path: str) -> None:
-    mode = os.lstat(path).st_mode
-    if stat.S_ISLNK(mode):
-        return
-    mode = (mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
-    if stat.S_ISDIR(mode):
-        mode |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
-    os.chmod(path, stat.S_IMODE(mode))

@@ -548,3 +548,23 @@ def remove_tree(path: Path) -> None:
             if not os.path.islink(full):
                 os.chmod(full, 0o700)
     shutil.rmtree(path, ignore_errors=True)
+
+
+def seal_read_only(folder: Path) -> None:
+    """Make a stored copy of a bot immutable: readable (and enterable) by all, writable
+    by none. Links are left as they are (a link's own mode means nothing, and it is
+    never followed)."""
+    for root, dirs, files in os.walk(folder, topdown=False):
+        for name in [*files, *dirs]:
+            _seal(os.path.join(root, name))
+    _seal(str(folder))
+
+
+def _seal(path: str) -> None:
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        return
+    mode = (mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    if stat.S_ISDIR(mode):
+        mode |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+    os.chmod(path, stat.S_IMODE(mode))

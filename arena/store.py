@@ -23,7 +23,6 @@ import os
 import secrets
 import socket
 import sqlite3
-import stat
 import threading
 import time
 import urllib.parse
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .bots import Bot, BotError, content_hash, load_bot
-from .folder import copy_folder, remove_tree
+from .folder import copy_folder, remove_tree, seal_read_only
 
 if TYPE_CHECKING:
     from .catalog import AnyGame
@@ -705,7 +704,7 @@ class Store:
                 copied = copy_folder(bot.path, partial)
                 if copied != digest:
                     raise BotError(f"{folder}: the folder changed while it was being stored: add it again")
-                _read_only(partial)
+                seal_read_only(partial)
                 partial.rename(target)
             except BaseException:
                 remove_tree(partial)
@@ -1336,25 +1335,6 @@ def _scope(
 
 def _join_tournaments(tournament: str | None) -> str:
     return "" if tournament is None else "JOIN tournaments t ON t.id = g.tournament_id"
-
-
-def _read_only(folder: Path) -> None:
-    """Snapshots are immutable: readable (and enterable) by all, writable by none. Links
-    are left as they are (a link's own mode means nothing, and it is never followed)."""
-    for root, dirs, files in os.walk(folder, topdown=False):
-        for name in [*files, *dirs]:
-            _seal(os.path.join(root, name))
-    _seal(str(folder))
-
-
-def _seal(path: str) -> None:
-    mode = os.lstat(path).st_mode
-    if stat.S_ISLNK(mode):
-        return
-    mode = (mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
-    if stat.S_ISDIR(mode):
-        mode |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
-    os.chmod(path, stat.S_IMODE(mode))
 
 
 class _Transaction:
