@@ -257,6 +257,16 @@ def run_arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[s
     return subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=timeout)
 
 
+def start_coordinator(bots: list[str], db: Path, scheduler: str) -> subprocess.Popen[bytes]:
+    """``arena tournament run --cluster`` of the short tournament, in a session of its own."""
+    return subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", scheduler, *SHORT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
 def games_of(db: Path) -> dict[tuple[int, int], tuple[object, ...]]:
     """Every stored game by (match, game): its seed, deal, seats, ranks, scores and replay
     without its times; and, apart, the node that played it."""
@@ -342,12 +352,7 @@ def test_a_worker_killed_mid_match_loses_and_doubles_nothing(
     workers.wait_for(2)
     bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
     db = tmp_path / "cluster.db"
-    coordinator = subprocess.Popen(
-        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    coordinator = start_coordinator(bots, db, workers.scheduler)
     try:
         ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
         time.sleep(0.3)  # into the match: its bots started, some moves played
@@ -373,19 +378,14 @@ def test_a_killed_coordinator_is_resumed_on_the_cluster(workers: Workers, tmp_pa
     workers.wait_for(1)
     bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
     db = tmp_path / "cluster.db"
-    coordinator = subprocess.Popen(
-        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    coordinator = start_coordinator(bots, db, workers.scheduler)
     try:
         deadline = time.monotonic() + 120
         while not (db.exists() and _stored(db)) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert 0 < _stored(db) < 6, "killed in the middle"
         os.killpg(coordinator.pid, signal.SIGKILL)
-        coordinator.wait()
+        coordinator.communicate()  # its pipes read to their end and closed
     finally:
         stop(coordinator)
     resumed = run_arena("tournament", "run", "--resume", "--name", "t", "--db", str(db), "--cluster", workers.scheduler)
@@ -422,12 +422,7 @@ def test_a_worker_whose_sandbox_breaks_leaves_and_no_bot_pays(
     workers.wait_for(1)
     bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
     db = tmp_path / "cluster.db"
-    coordinator = subprocess.Popen(
-        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    coordinator = start_coordinator(bots, db, workers.scheduler)
     try:
         ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
         wrapper.write_text("#!/bin/sh\necho 'bwrap: broken on purpose' >&2\nexit 1\n")
