@@ -660,8 +660,9 @@ run(Probe())
 """
 
 
+@pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 def test_a_bot_on_a_worker_reaches_neither_the_scheduler_nor_other_bots_code(
-    workers: Workers, tmp_path: Path, make_bot: MakeBot
+    workers: Workers, tmp_path: Path, make_bot: MakeBot, sandbox: str
 ) -> None:
     """Whoever reaches the scheduler runs code on every worker: a bot on a worker must
     not reach it, nor the worker's cache of other bots' code, nor the worker's
@@ -669,7 +670,7 @@ def test_a_bot_on_a_worker_reaches_neither_the_scheduler_nor_other_bots_code(
     port = workers.scheduler.rsplit(":", 1)[1]
     cache = tmp_path / "cache-w1"
     probe = make_bot("probe", PROBE.format(port=port, cache=str(cache)))
-    workers.start("w1")
+    workers.start("w1", 1, sandbox)
     workers.wait_for(1)
     db = tmp_path / "cluster.db"
     bots = [str(probe), str(SAMPLES / "heuristic")]
