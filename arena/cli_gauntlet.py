@@ -46,7 +46,7 @@ from .league import DEFAULT_MAX_GAMES
 if TYPE_CHECKING:
     from leaderboard.sprt import Sprt
 
-    from .gauntlet import Reading, Versus
+    from .gauntlet import Reading
     from .match import TimeLimits
     from .store import Store, StoredBot, Tournament
 
@@ -337,22 +337,9 @@ def header(tournament: Tournament, stored: list[StoredBot], test: Sprt | None, d
     )
 
 
-def elo_text(v: Versus) -> str:
-    """``+85 [+20, +150]``, ``> +400``, or ``+85 (why there is no interval)``."""
-    if math.isnan(v.elo):
-        return v.note or "no games"
-    if v.bound == ">" and not math.isnan(v.low):
-        return f"> {v.low:+.0f}"
-    if v.bound == "<" and not math.isnan(v.high):
-        return f"< {v.high:+.0f}"
-    if math.isnan(v.low) or math.isnan(v.high):
-        return f"{v.elo:+.0f} ({v.note or 'no interval'})"
-    return f"{v.elo:+.0f} [{v.low:+.0f}, {v.high:+.0f}]"
-
-
 def running(reading: Reading, new: str, test: Sprt | None) -> str:
     """``groups 12 · games 24 · LLR 1.52 (-2.94, 2.94) · Elo +85 [+20, +150]``."""
-    from .gauntlet import against_field
+    from .gauntlet import against_field, elo_text
 
     parts = [f"groups {reading.groups}", f"games {reading.games}"]
     if test is not None and reading.decision is not None:
@@ -380,36 +367,9 @@ class Lines:
             console.print(running(reading, self.new, self.test), markup=False, soft_wrap=True)
 
 
-def signed(elo: float) -> str:
-    return "0" if elo == 0 else f"{elo:+g}"
-
-
-def verdict_line(reading: Reading, new: str, test: Sprt | None) -> str:
-    from .gauntlet import against_field
-
-    counted = f"{reading.groups} deal group{'s' * (reading.groups != 1)}, {reading.games} games"
-    if test is None or reading.decision is None:
-        return f"done: {counted}; {new} against the field: Elo {elo_text(against_field(reading, new))}"
-    d = reading.decision
-    hypotheses = f"elo1 = {signed(test.elo1)} over elo0 = {signed(test.elo0)}"
-    if d.verdict == "H1":
-        return (
-            f"H1 accepted: {new} is stronger than the field, the games favour {hypotheses}"
-            f" (LLR {d.llr:.2f} >= {test.upper:.2f} after {counted})"
-        )
-    if d.verdict == "H0":
-        return (
-            f"H0 accepted: {new} is not shown stronger, the games favour elo0 = {signed(test.elo0)} over elo1 ="
-            f" {signed(test.elo1)} (LLR {d.llr:.2f} <= {test.lower:.2f} after {counted})"
-        )
-    if reading.finished:
-        return f"inconclusive at the cap: LLR {d.llr:.2f} still within ({test.lower:.2f}, {test.upper:.2f}) after {counted}"
-    return f"undecided so far: LLR {d.llr:.2f} within ({test.lower:.2f}, {test.upper:.2f}) after {counted}"
-
-
 def summary(reading: Reading, stored: list[StoredBot], test: Sprt | None) -> None:
     """The verdict, then NEW against each opponent."""
-    from .gauntlet import against_each
+    from .gauntlet import against_each, elo_text, verdict_line
 
     new = stored[0].ref
     console.print(verdict_line(reading, new, test), markup=False, soft_wrap=True)

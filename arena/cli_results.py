@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -215,20 +213,10 @@ def games_of_bot(
     return [pages[i] for i in sorted(pages, reverse=newest)][offset : offset + limit]
 
 
-GAME_SEAT_FIELDS = ("id", "tournament", "match_no", "game_no", "deal", "game", "variant", "rounds", "started", "node")
-
-
 def games_csv(games: list[Any]) -> str:
-    """One row per seat of each game: the game's fields, then the seat's, its faults by kind."""
-    from .store import FAULT_KINDS
+    """One row per seat of each game (``arena.tables.games_csv``, as the web's download)."""
+    import msgspec
 
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*GAME_SEAT_FIELDS, "seat", "bot", "rank", "score", "status", *FAULT_KINDS])
-    for g in games:
-        for s in g.seats:
-            writer.writerow(
-                [*(getattr(g, f) for f in GAME_SEAT_FIELDS), s.seat, s.bot, s.rank, s.score, s.status]
-                + [s.faults.get(kind, 0) for kind in FAULT_KINDS]
-            )
-    return out.getvalue()
+    from .tables import games_csv as records_csv
+
+    return records_csv(msgspec.to_builtins(games))

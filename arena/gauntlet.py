@@ -29,7 +29,7 @@ import msgspec
 import trio
 
 from leaderboard.ratings import MEAN_ELO, GameResult, rate
-from leaderboard.sprt import Decision, Sprt, llr, sequential
+from leaderboard.sprt import Decision, Sprt, llr, llr_trace, sequential
 
 from .league import schedule_of
 from .match import GameResult as PlayedGame
@@ -224,6 +224,51 @@ def against_each(reading: Reading, new: str, opponents: list[str]) -> list[Versu
         ]
         rows.append(head_to_head(opponent, games))
     return rows
+
+
+def elo_text(v: Versus) -> str:
+    """``+85 [+20, +150]``, ``> +400``, or ``+85 (why there is no interval)``."""
+    if math.isnan(v.elo):
+        return v.note or "no games"
+    if v.bound == ">" and not math.isnan(v.low):
+        return f"> {v.low:+.0f}"
+    if v.bound == "<" and not math.isnan(v.high):
+        return f"< {v.high:+.0f}"
+    if math.isnan(v.low) or math.isnan(v.high):
+        return f"{v.elo:+.0f} ({v.note or 'no interval'})"
+    return f"{v.elo:+.0f} [{v.low:+.0f}, {v.high:+.0f}]"
+
+
+def signed(elo: float) -> str:
+    return "0" if elo == 0 else f"{elo:+g}"
+
+
+def verdict_line(reading: Reading, new: str, test: Sprt | None) -> str:
+    """The verdict in words, as ``arena gauntlet`` prints it and the gauntlet's web page shows it."""
+    counted = f"{reading.groups} deal group{'s' * (reading.groups != 1)}, {reading.games} games"
+    if test is None or reading.decision is None:
+        return f"done: {counted}; {new} against the field: Elo {elo_text(against_field(reading, new))}"
+    d = reading.decision
+    hypotheses = f"elo1 = {signed(test.elo1)} over elo0 = {signed(test.elo0)}"
+    if d.verdict == "H1":
+        return (
+            f"H1 accepted: {new} is stronger than the field, the games favour {hypotheses}"
+            f" (LLR {d.llr:.2f} >= {test.upper:.2f} after {counted})"
+        )
+    if d.verdict == "H0":
+        return (
+            f"H0 accepted: {new} is not shown stronger, the games favour elo0 = {signed(test.elo0)} over elo1 ="
+            f" {signed(test.elo1)} (LLR {d.llr:.2f} <= {test.lower:.2f} after {counted})"
+        )
+    if reading.finished:
+        return f"inconclusive at the cap: LLR {d.llr:.2f} still within ({test.lower:.2f}, {test.upper:.2f}) after {counted}"
+    return f"undecided so far: LLR {d.llr:.2f} within ({test.lower:.2f}, {test.upper:.2f}) after {counted}"
+
+
+def llr_series(reading: Reading, test: Sprt) -> list[float]:
+    """The LLR after each counted deal group, in order: the path the test took to its
+    decision (its last value is the decision's LLR; empty before the first group)."""
+    return [float(v) for v in llr_trace(reading.scores[: reading.groups], test.elo0, test.elo1)]
 
 
 class _Watch(Progress):

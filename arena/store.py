@@ -163,6 +163,16 @@ MIGRATIONS.append(
     ALTER TABLE tournaments ADD COLUMN workers TEXT NOT NULL DEFAULT '[]';
     """
 )
+MIGRATIONS.append(
+    # 7: for the games list's filters. Games by the time they started (from=, to=): a day
+    # is counted and paged in the index instead of reading every game's row. Games by
+    # board in id order (board=): a page of a board is read in order, where `games_kind`
+    # (by tournament within the board) has every game of the board sorted first.
+    """
+    CREATE INDEX IF NOT EXISTS games_started ON games (started);
+    CREATE INDEX IF NOT EXISTS games_board ON games (game, variant, id);
+    """
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
 
@@ -413,6 +423,43 @@ class NodeActivity(msgspec.Struct, frozen=True):
     """Games of the tournament it stored."""
     recent_per_s: float
     """Games it started in the last ``window_s`` seconds, per second."""
+
+
+FAULTY_SEAT = "timeouts + crashes + malformed + illegal > 0"
+"""A seat with faults, as the partial index ``game_seats_faulty`` is written (so that
+SQLite uses it)."""
+
+
+class GameFilter(msgspec.Struct, frozen=True):
+    """Which stored games a list shows: each field set narrows it (None: any)."""
+
+    tournament_id: int | None = None
+    bot_id: int | None = None
+    opponent_id: int | None = None
+    """A second bot that sat in the same games."""
+    game: str | None = None
+    variant: str | None = None
+    """The board's variant, as the store writes it (``board_variant``)."""
+    faulty: bool = False
+    """Only games where a seat faulted: the seat of ``bot_id`` when it is set."""
+    started_from: str | None = None
+    """Games started at or after this (ISO text, compared as text: ``2026-11-30``)."""
+    started_before: str | None = None
+    """Games started before this."""
+
+
+def _merged(where: GameFilter | None, tournament_id: int | None, bot_id: int | None) -> GameFilter:
+    """The filter with the tournament and bot given beside it (the older way to ask)."""
+    match = where or GameFilter()
+    if tournament_id is not None:
+        match = msgspec.structs.replace(match, tournament_id=tournament_id)
+    if bot_id is not None:
+        match = msgspec.structs.replace(match, bot_id=bot_id)
+    return match
+
+
+def _faulty(match: GameFilter) -> str:
+    return f" AND {FAULTY_SEAT}" if match.faulty else ""
 
 
 def now() -> str:
@@ -1079,6 +1126,15 @@ class Store:
         query = "SELECT game, variant, count(*) FROM games GROUP BY game, variant ORDER BY game, variant"
         return [(r[0], r[1], r[2]) for r in self.db.execute(query)]
 
+    def newest_of_kinds(self, after: int = 0) -> list[tuple[str, str, int, int]]:
+        """``(game, variant, newest game id, games)`` per kind, of the games with an id above
+        ``after``: all of them (the kind index, once) or only those new since (by id)."""
+        if after <= 0:
+            query = "SELECT game, variant, max(id), count(*) FROM games GROUP BY game, variant"
+        else:  # a range of ids: the table itself, not a scan of the whole kind index
+            query = "SELECT game, variant, max(id), count(*) FROM games NOT INDEXED WHERE id > ? GROUP BY game, variant"
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(query, () if after <= 0 else (after,))]
+
     def bot_game_counts(self) -> dict[int, int]:
         """Games played per bot: its seats (a tournament never seats a bot twice)."""
         query = "SELECT bot_id, count(*) FROM game_seats GROUP BY bot_id"
@@ -1089,6 +1145,15 @@ class Store:
         found = self._games("g.id = ?", [game_id], False, 1, 0)
         return found[0] if found else None
 
+    def deal_games(self, game_id: int, limit: int = 64) -> list[StoredGame]:
+        """The games of the game's duplicate group (its own included, in the order they
+        were stored): the games of its tournament, match and deal. Empty when there is no
+        such game."""
+        where = """g.id IN (SELECT o.id FROM games o JOIN games d
+                       ON o.tournament_id = d.tournament_id AND o.match_no = d.match_no AND o.deal = d.deal
+                       WHERE d.id = ?)"""
+        return self._games(where, [game_id], False, limit, 0)
+
     def find_games(
         self,
         tournament_id: int | None = None,
@@ -1096,42 +1161,63 @@ class Store:
         limit: int = 50,
         offset: int = 0,
         newest_first: bool = False,
+        where: GameFilter | None = None,
     ) -> list[StoredGame]:
-        """A page of stored games with their seats, of one tournament and/or one bot: what
-        ``arena games`` and the web list."""
-        if bot_id is not None and tournament_id is None:
+        """A page of stored games with their seats, of one tournament and/or one bot, or
+        as ``where`` narrows them: what ``arena games`` and the web list."""
+        match = _merged(where, tournament_id, bot_id)
+        if match.bot_id is not None and match == GameFilter(bot_id=match.bot_id, faulty=match.faulty):
             # A bot's seats in the order they were stored, which is the games' order: the
-            # index on bot_id walks them from either end and stops at the page.
+            # index on bot_id (or on its faulty seats) walks them from either end and
+            # stops at the page.
             order = "DESC" if newest_first else "ASC"
-            query = f"SELECT game_id FROM game_seats WHERE bot_id = ? ORDER BY rowid {order} LIMIT ? OFFSET ?"
-            ids = [row[0] for row in self.db.execute(query, (bot_id, limit, offset))]
+            query = f"SELECT game_id FROM game_seats WHERE bot_id = ?{_faulty(match)} ORDER BY rowid {order} LIMIT ? OFFSET ?"
+            ids = [row[0] for row in self.db.execute(query, (match.bot_id, limit, offset))]
             if not ids:
                 return []
-            where = f"g.id IN ({', '.join('?' * len(ids))})"
-            return self._games(where, ids, newest_first, limit, 0)
+            found = f"g.id IN ({', '.join('?' * len(ids))})"
+            return self._games(found, ids, newest_first, limit, 0)
         # `+` keeps SQLite from the (tournament, match, game) index: walking the games by
         # id and keeping the tournament's stops at the page instead of sorting them all.
-        where, args = self._games_where(tournament_id, bot_id, "+g.tournament_id")
-        return self._games(where, args, newest_first, limit, offset)
+        clauses, args = self._games_where(match, "+g.tournament_id")
+        return self._games(clauses, args, newest_first, limit, offset)
 
-    def count_games_of(self, tournament_id: int | None = None, bot_id: int | None = None) -> int:
-        if bot_id is not None and tournament_id is None:
-            query = "SELECT count(*) FROM game_seats WHERE bot_id = ?"
-            return int(self.db.execute(query, (bot_id,)).fetchone()[0])
-        where, args = self._games_where(tournament_id, bot_id)
-        return int(self.db.execute(f"SELECT count(*) FROM games g WHERE {where}", args).fetchone()[0])
+    def count_games_of(
+        self, tournament_id: int | None = None, bot_id: int | None = None, where: GameFilter | None = None
+    ) -> int:
+        match = _merged(where, tournament_id, bot_id)
+        if match.bot_id is not None and match == GameFilter(bot_id=match.bot_id, faulty=match.faulty):
+            query = f"SELECT count(*) FROM game_seats WHERE bot_id = ?{_faulty(match)}"
+            return int(self.db.execute(query, (match.bot_id,)).fetchone()[0])
+        clauses, args = self._games_where(match)
+        return int(self.db.execute(f"SELECT count(*) FROM games g WHERE {clauses}", args).fetchone()[0])
 
     @staticmethod
-    def _games_where(
-        tournament_id: int | None, bot_id: int | None, tournament_column: str = "g.tournament_id"
-    ) -> tuple[str, list[Any]]:
+    def _games_where(match: GameFilter, tournament_column: str = "g.tournament_id") -> tuple[str, list[Any]]:
         clauses, args = ["1"], list[Any]()
-        if tournament_id is not None:
+        if match.tournament_id is not None:
             clauses.append(f"{tournament_column} = ?")
-            args.append(tournament_id)
-        if bot_id is not None:
+            args.append(match.tournament_id)
+        if match.game is not None:
+            clauses.append("g.game = ?")
+            args.append(match.game)
+        if match.variant is not None:
+            clauses.append("g.variant = ?")
+            args.append(match.variant)
+        if match.started_from is not None:
+            clauses.append("g.started >= ?")
+            args.append(match.started_from)
+        if match.started_before is not None:
+            clauses.append("g.started < ?")
+            args.append(match.started_before)
+        if match.bot_id is not None:
+            clauses.append(f"g.id IN (SELECT game_id FROM game_seats WHERE bot_id = ?{_faulty(match)})")
+            args.append(match.bot_id)
+        elif match.faulty:  # the partial index of faulty seats holds them all
+            clauses.append(f"g.id IN (SELECT game_id FROM game_seats WHERE {FAULTY_SEAT})")
+        if match.opponent_id is not None:
             clauses.append("g.id IN (SELECT game_id FROM game_seats WHERE bot_id = ?)")
-            args.append(bot_id)
+            args.append(match.opponent_id)
         return " AND ".join(clauses), args
 
     def _games(self, where: str, args: list[Any], newest_first: bool, limit: int, offset: int) -> list[StoredGame]:

@@ -10,7 +10,11 @@ keep the file small), then starts the real server and times, over HTTP:
 - each page and its JSON twin: the first (cold) request and the median and worst of
   ``--runs`` warm ones, as the client sees them (the server's own time in brackets);
 - a replay page in headless Chromium: from navigation to the viewer having drawn its
-  first frame (``window.replayViewer`` set), the frames cold and cached.
+  first frame (``window.replayViewer`` set), the frames cold and cached;
+- every kind of page in headless Chromium: its first contentful paint, navigated to from a
+  blank tab (the median of ``--runs``, warm), against the target of 300 ms;
+- after a restart of the server (a new one for each): the first request of every kind of
+  page and JSON, against the target of 1 s (warm JSON: 50 ms).
 
 ``--keep DB`` builds the database once at DB and reuses it on the next run.
 """
@@ -18,6 +22,7 @@ keep the file small), then starts the real server and times, over HTTP:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import shutil
 import socket
@@ -28,6 +33,7 @@ import tempfile
 import time
 import urllib.request
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +83,30 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@contextlib.contextmanager
+def serving(db: Path) -> Iterator[tuple[str, float]]:
+    """``arena serve`` over ``db``: its URL and how long it took to answer its health check."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [ARENA, "serve", "--db", str(db), "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/health", timeout=1).read()
+                break
+            except OSError:
+                if server.poll() is not None:
+                    raise SystemExit("arena serve did not start") from None
+                time.sleep(0.02)
+        yield url, time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def get(url: str) -> tuple[float, float, int]:
     """Client-side milliseconds, the server's own (server-timing), and the size."""
     start = time.perf_counter()
@@ -113,6 +143,8 @@ def time_pages(url: str, runs: int, report: Report, game_ids: list[int]) -> None
         ("bot page HTML", "/bots/bot03:1", ""),
         ("bot JSON", "/api/bots/bot04:1", ""),
         ("games list JSON (50, newest)", "/api/games?order=desc", ""),
+        ("games of a pair of bots JSON", "/api/games?order=desc&bot=bot03:1&opponent=bot05:1", ""),
+        ("games of a board, page 1000, HTML", "/games?board=nimmt/standard&page=1000", ""),
         ("index HTML", "/", ""),
     ]
     for label, path, target in pages:
@@ -137,7 +169,39 @@ def time_pages(url: str, runs: int, report: Report, game_ids: list[int]) -> None
     )
 
 
-def time_browser(url: str, game_ids: list[int], report: Report) -> None:
+def page_kinds(game_ids: list[int]) -> list[tuple[str, str]]:
+    """One of every kind of page the site serves (HTML): its label and path."""
+    return [
+        ("index", "/"),
+        ("every leaderboard", "/leaderboard"),
+        ("one leaderboard", "/leaderboard?game=nimmt&variant=standard"),
+        ("tournaments", "/tournaments"),
+        ("tournament", "/tournaments/big"),
+        ("bots", "/bots"),
+        ("bot", "/bots/bot03:1"),
+        ("games (newest)", "/games"),
+        ("game (replay viewer)", f"/games/{game_ids[5]}"),
+        ("duplicate deal", f"/games/{game_ids[6]}/duplicate"),
+    ]
+
+
+def api_kinds(game_ids: list[int]) -> list[tuple[str, str]]:
+    """One of every kind of JSON answer: its label and path."""
+    return [
+        ("API index", "/api"),
+        ("API every leaderboard", "/api/leaderboard"),
+        ("API tournaments", "/api/tournaments"),
+        ("API tournament", "/api/tournaments/big"),
+        ("API bots", "/api/bots"),
+        ("API bot", "/api/bots/bot04:1"),
+        ("API games (50, newest)", "/api/games?order=desc"),
+        ("API game", f"/api/games/{game_ids[7]}"),
+        ("API game frames", f"/api/games/{game_ids[8]}/frames"),
+    ]
+
+
+def chromium() -> tuple[Any, str]:
+    """Headless Chromium (Debian's, with its driver) and its throw-away profile folder."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -153,7 +217,98 @@ def time_browser(url: str, game_ids: list[int], report: Report) -> None:
         options.add_argument(flag)
     profile = tempfile.mkdtemp(prefix="arena-bench-chromium-")
     options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+    return webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver")), profile
+
+
+PAINT = """
+    const done = arguments[arguments.length - 1];
+    new PerformanceObserver((list, observer) => {
+        const fcp = list.getEntriesByName('first-contentful-paint')[0];
+        if (fcp) { observer.disconnect(); done(fcp.startTime); }
+    }).observe({type: 'paint', buffered: true});
+    setTimeout(() => done(null), 20000);
+"""
+"""The page's first contentful paint, in ms from the start of its navigation."""
+
+
+def time_paints(url: str, runs: int, report: Report, game_ids: list[int]) -> None:
+    """Each kind of page's first contentful paint, navigated to from a blank tab: the
+    browser's caches (CSS, JS) warm, as for a visitor's second page."""
+    driver, profile = chromium()
+    driver.set_script_timeout(30)
+    report.row("page in Chromium", "first contentful paint, median", "worst", "server (median)", "target")
+    report.row("---", "---", "---", "---", "---")
+    try:
+        for label, path in page_kinds(game_ids):
+            paints, server = [], []
+            for n in range(runs + 1):
+                driver.get("about:blank")
+                driver.get(url + path)
+                paint = driver.execute_async_script(PAINT)
+                timing = driver.execute_script(
+                    "const t = performance.getEntriesByType('navigation')[0].serverTiming;"
+                    " return t && t.length ? t[0].duration : null;"
+                )
+                if n and paint is not None:  # the first visit warms the browser's caches
+                    paints.append(paint)
+                    server.append(timing if timing is not None else float("nan"))
+            if not paints:
+                report.row(label, "no paint", "", "", "300 ms")
+                continue
+            median = statistics.median(paints)
+            report.row(
+                f"{label} `{path}`",
+                f"**{median:.0f} ms**" + ("" if median < 300 else " (over)"),
+                f"{max(paints):.0f} ms",
+                f"{statistics.median(server):.1f} ms",
+                "300 ms",
+            )
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def time_restarts(db: Path, report: Report, game_ids: list[int]) -> None:
+    """The first request of each kind of page and JSON, each to a server just started (its
+    start-up warm-up running meanwhile), and warm JSON against its own target."""
+    report.row("first request after a restart", "client", "server", "target")
+    report.row("---", "---", "---", "---")
+    for label, path in page_kinds(game_ids) + api_kinds(game_ids):
+        with serving(db) as (url, _):
+            took, server, _ = get(url + path)
+        report.row(
+            f"{label} `{path}`", f"**{took:.0f} ms**" + ("" if took < 1000 else " (over)"), f"{server:.0f} ms", "1 s"
+        )
+    print()
+    report.row("JSON, warm", "median", "worst", "server (median)", "target")
+    report.row("---", "---", "---", "---", "---")
+    with serving(db) as (url, _):
+        deadline = time.monotonic() + 120
+        while not json_of(url + "/api/health").get("warm") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for label, path in api_kinds(game_ids):
+            get(url + path)
+            warm = [get(url + path) for _ in range(10)]
+            times = sorted(t for t, _, _ in warm)
+            median = statistics.median(times)
+            report.row(
+                f"{label} `{path}`",
+                f"**{median:.1f} ms**" + ("" if median < 50 else " (over)"),
+                f"{times[-1]:.1f} ms",
+                f"{statistics.median(s for _, s, _ in warm):.1f} ms",
+                "50 ms",
+            )
+
+
+def json_of(url: str) -> dict[str, Any]:
+    import json
+
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return dict(json.loads(response.read()))
+
+
+def time_browser(url: str, game_ids: list[int], report: Report) -> None:
+    driver, profile = chromium()
     wait_for_viewer = """
         const done = arguments[arguments.length - 1];
         (function check() {
@@ -203,6 +358,7 @@ def main() -> None:
             start = time.perf_counter()
             build(db, args.games, work)
             print(f"built {db} ({args.games} games) in {time.perf_counter() - start:.0f} s", flush=True)
+        Store(db).close()  # a kept database brought up to this arena's schema
         with Store(db, read_only=True) as store:
             games = store.count_games()
             start = time.perf_counter()
@@ -211,22 +367,7 @@ def main() -> None:
         step = max(games // REAL_REPLAYS, 1)
         real = list(range(step, games + 1, step))  # the games with a real replay
         print(f"{games} games; rating them from scratch (read-only store, nothing cached): {rating * 1000:.0f} ms")
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        started = time.perf_counter()
-        server = subprocess.Popen(
-            [ARENA, "serve", "--db", str(db), "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        try:
-            while True:
-                try:
-                    urllib.request.urlopen(url + "/api/health", timeout=1).read()
-                    break
-                except OSError:
-                    if server.poll() is not None:
-                        raise SystemExit("arena serve did not start") from None
-                    time.sleep(0.05)
-            up = time.perf_counter() - started
+        with serving(db) as (url, up):
             first, _, _ = get(url + "/leaderboard")
             print(
                 f"server up in {up * 1000:.0f} ms; the first leaderboard request (while the start-up"
@@ -236,9 +377,10 @@ def main() -> None:
             time_pages(url, args.runs, report, real)
             if not args.no_browser:
                 time_browser(url, real, report)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
+                print()
+                time_paints(url, args.runs, Report(), real)
+        print()
+        time_restarts(db, Report(), real)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -22,6 +22,7 @@ from rich.table import Table
 from arena.store import Store, version_key
 
 if TYPE_CHECKING:
+    from .headtohead import Tally
     from .ratings import Table as Tabulated
 
 
@@ -121,6 +122,42 @@ def _numbers(texts: Any, dtype: Any) -> Any:
     return np.fromstring(",".join(texts), dtype=dtype, sep=",")
 
 
+class _Seats(msgspec.Struct):
+    """``Store.results`` rows as arrays, game by game: what ratings, totals and the
+    head-to-head matrix read."""
+
+    bot_ids: Any
+    """The stored bot ids, ascending."""
+    seats: Any
+    """Per game: its number of seats."""
+    seat_bot: Any
+    """Per seat: its bot, an index into ``bot_ids``."""
+    ranks: Any
+    """Per seat: its rank (1 is first)."""
+    groups: int
+    """Deal groups."""
+    blocks: list[tuple[Any, Any, Any]]
+    """Games of one size K each: their deal groups, (games, K) arrays of bots and ranks."""
+
+
+def _seats(rows: list[tuple[Any, ...]]) -> _Seats:
+    import numpy as np
+
+    keys = np.array([(t << 40) | (m << 20) | d for t, m, d, *_ in rows], dtype=np.int64)
+    seats = np.array([r[4].count(",") + 1 for r in rows], dtype=np.int64)
+    bots = _numbers((r[4] for r in rows), np.int64)
+    ranks = _numbers((r[5] for r in rows), np.int64)
+    bot_ids, seat_bot = np.unique(bots, return_inverse=True)
+    _, group = np.unique(keys, return_inverse=True)
+    starts = np.cumsum(seats) - seats
+    blocks = []
+    for size in np.unique(seats):
+        chosen = np.flatnonzero(seats == size)
+        index = starts[chosen][:, None] + np.arange(size)
+        blocks.append((group[chosen], seat_bot[index], ranks[index].astype(np.float64)))
+    return _Seats(bot_ids, seats, seat_bot, ranks, int(group.max()) + 1, blocks)
+
+
 def _load(
     store: Store, game: str | None, variant: str | None, tournament: str | None, through: int | None = None
 ) -> _Scope | None:
@@ -131,30 +168,35 @@ def _load(
 
     from .ratings import table_from_seats
 
-    keys = np.array([(t << 40) | (m << 20) | d for t, m, d, *_ in rows], dtype=np.int64)
+    seated = _seats(rows)
     rounds = np.array([max(r[3], 1) for r in rows], dtype=np.float64)
-    seats = np.array([r[4].count(",") + 1 for r in rows], dtype=np.int64)
-    bots = _numbers((r[4] for r in rows), np.int64)
-    ranks = _numbers((r[5] for r in rows), np.int64)
     scores = _numbers((r[6] for r in rows), np.float64)
-    bot_ids, seat_bot = np.unique(bots, return_inverse=True)
-    _, group = np.unique(keys, return_inverse=True)
-    starts = np.cumsum(seats) - seats
-    blocks = []
-    for size in np.unique(seats):
-        chosen = np.flatnonzero(seats == size)
-        index = starts[chosen][:, None] + np.arange(size)
-        blocks.append((group[chosen], seat_bot[index], ranks[index].astype(np.float64)))
-    table = table_from_seats([str(b) for b in bot_ids], int(group.max()) + 1, blocks)
-    n = len(bot_ids)
-    per_seat_rounds = np.repeat(rounds, seats)
+    table = table_from_seats([str(b) for b in seated.bot_ids], seated.groups, seated.blocks)
+    n = len(seated.bot_ids)
+    per_seat_rounds = np.repeat(rounds, seated.seats)
+    seat_bot = seated.seat_bot
     return _Scope(
         table,
-        [int(b) for b in bot_ids],
+        [int(b) for b in seated.bot_ids],
         np.bincount(seat_bot, minlength=n),
-        np.bincount(seat_bot[ranks == 1], minlength=n),
+        np.bincount(seat_bot[seated.ranks == 1], minlength=n),
         np.bincount(seat_bot, weights=scores / per_seat_rounds, minlength=n) / np.bincount(seat_bot, minlength=n),
     )
+
+
+def head_to_head(
+    store: Store, game: str | None = None, variant: str | None = None, tournament: str | None = None
+) -> Tally:
+    """Every pair of bots of the chosen games: games together, wins, ties
+    (``leaderboard.headtohead``), read as the board reads them."""
+    from .headtohead import tally
+
+    rows = store.results(game, variant, tournament)
+    if not rows:
+        return tally([], [])
+    seated = _seats(rows)
+    names = store.bot_names()
+    return tally([names[int(b)] for b in seated.bot_ids], [(bots, ranks) for _, bots, ranks in seated.blocks])
 
 
 def board_scope(
@@ -425,15 +467,11 @@ def render_csv(rows: list[Row]) -> str:
 
 
 def boards_csv(boards: dict[str, list[Row]]) -> str:
-    """Every board in one CSV: ``game`` (the board key, ``game/variant``), then a row's fields."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    fields = list(Row.__struct_fields__)
-    writer.writerow(["game", *fields])
-    for kind, rows in boards.items():
-        for r in rows:
-            writer.writerow([kind, *(_cell(r, f) for f in fields)])
-    return out.getvalue()
+    """Every board in one CSV: ``game`` (the board key, ``game/variant``), then a row's
+    fields (``arena.tables.boards_csv``, as the web's download)."""
+    from arena.tables import boards_csv as records_csv
+
+    return records_csv({kind: msgspec.to_builtins(rows) for kind, rows in boards.items()}, Row.__struct_fields__)
 
 
 def los_csv(los: dict[str, Los]) -> str:

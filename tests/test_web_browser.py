@@ -34,10 +34,12 @@ def site(web_db: Path) -> Iterator[str]:  # noqa: F811
 
 
 def board_rows(browser: Any) -> list[list[str]]:
-    """The visible leaderboard: per row, the text of each cell as rendered."""
+    """The visible leaderboard: per row, the text of each cell as rendered (of the bot's
+    cell, its name: the marks beside it are the warnings', tested in test_web_ratings)."""
     rows: list[list[str]] = browser.execute_script(
         "return Array.from(document.querySelectorAll('table.board tbody tr'),"
-        " (row) => Array.from(row.cells, (cell) => cell.innerText.trim()))"
+        " (row) => Array.from(row.cells, (cell, i) =>"
+        " (i === 1 && cell.querySelector('a') ? cell.querySelector('a') : cell).innerText.trim()))"
     )
     return rows
 

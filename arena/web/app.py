@@ -21,15 +21,19 @@ import jinja2
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import charts
+from ..render.common import ms_text
+from . import caveats, charts, downloads
 from .data import Unavailable, WebError
+from .games_query import GamesAsked, filter_params, list_query, page_numbers, page_offset, parse_faults, short_time
 from .pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
+from .transport import Conditional
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("arena.web")
@@ -45,17 +49,27 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"same-origin"),
 ]
 
+CSV_TABLES = (
+    "/api/leaderboard", "/api/tournaments", "/api/tournaments/NAME", "/api/bots", "/api/bots/NAME[:VERSION]",
+    "/api/games", "/api/games/ID",
+)  # fmt: skip
+"""The endpoints whose data are tables: ``format=csv`` gives them as a CSV file."""
+
 API_ENDPOINTS = [
     "/api/health",
     "/api/leaderboard?game=&variant=&tournament=&anchor=&board=",
     "/api/tournaments",
     "/api/tournaments/NAME",
+    "/api/gauntlets/NAME",
     "/api/bots",
     "/api/bots/NAME[:VERSION]",
-    "/api/games?tournament=&bot=&limit=&offset=&order=",
+    "/api/games?tournament=&bot=&opponent=&board=&faults=&from=&to=&limit=&offset=&page=&order=",
     "/api/games/ID",
     "/api/games/ID/frames",
-    "/api/games/ID/replay",
+    "/api/games/ID/replay?download=",
+    "/api/games/ID/duplicate",
+    # The tables as CSV files (docs/web.md, "CSV downloads"):
+    *(f"{table}?format=csv" for table in CSV_TABLES),
 ]
 
 
@@ -71,14 +85,25 @@ def _environment() -> jinja2.Environment:
         bar_x=charts.bar_x,
         bar_of=charts.errorbar,
         rating_chart=charts.rating_chart,
+        llr_chart=charts.llr_chart,
         variants_of=variants_of,
         score_of=score_of,
         board_parts=charts.board_parts,
         part_scale=lambda rows: list(interval_range(rows)),
         board_notes=charts.board_notes,
+        time_bins=charts.time_bins,
+        time_series=charts.time_series,
+        board_caveats=caveats.board_caveats,
+        row_marks=caveats.row_marks,
+        games_query=list_query,
+        filter_params=filter_params,
+        page_numbers=page_numbers,
+        games_limit=GAMES_LIMIT,
     )
     env.filters["q"] = lambda value: urllib.parse.quote(str(value), safe=":")
+    env.filters["when"] = short_time
     env.filters["pct"] = lambda value: f"{100 * value:.0f}%"
+    env.filters["ms"] = ms_text
     return env
 
 
@@ -134,12 +159,31 @@ def game_id_param(request: Request) -> int:
     return int(raw)
 
 
+def games_offset(request: Request, limit: int) -> int:
+    """The offset of a games list: ``offset=``, or ``page=`` (from 1) as an offset."""
+    if text_param(request, "page") is None:
+        return int_param(request, "offset", 0, 0)
+    if text_param(request, "offset") is not None:
+        raise WebError(400, "page= and offset= both say where the list starts: give one of them")
+    return min(page_offset(int_param(request, "page", 1, 1), limit), LARGEST)  # past the end: none
+
+
 def order_param(request: Request, default: str) -> bool:
     """True for newest first."""
     order = request.query_params.get("order", default).strip() or default
     if order not in ("asc", "desc"):
         raise WebError(400, f"order must be asc or desc, not {order!r}")
     return order == "desc"
+
+
+def format_param(request: Request, template: str) -> str:
+    """``format=json`` (the default) or ``format=csv``, for the pages that have a table."""
+    wanted = text_param(request, "format") or "json"
+    if wanted not in ("json", "csv"):
+        raise WebError(400, f"format must be json or csv, not {wanted[:40]!r}")
+    if wanted == "csv" and template not in downloads.TABLES:
+        raise WebError(400, f"format=csv: {request.url.path} has no table (its JSON is the data)")
+    return wanted
 
 
 # --- the app ----------------------------------------------------------------------------
@@ -164,6 +208,11 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
             return html(request, template, data=load(request))
 
         def as_json(request: Request) -> Response:
+            if format_param(request, template) == "csv":
+                name, text = downloads.TABLES[template](load(request))
+                return Response(
+                    text, media_type="text/csv", headers={"content-disposition": f'attachment; filename="{name}"'}
+                )
             return json(load(request))
 
         return as_html, as_json
@@ -186,6 +235,9 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
     def tournament(request: Request) -> dict[str, Any]:
         return site.tournament(request.path_params["name"])
 
+    def gauntlet(request: Request) -> dict[str, Any]:
+        return site.gauntlet(request.path_params["name"])
+
     def bots(request: Request) -> dict[str, Any]:
         return site.bots()
 
@@ -193,13 +245,20 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
         return site.bot(request.path_params["ref"], int_param(request, "faults_page", 1, 1))
 
     def games(request: Request, offset: int | None = None) -> dict[str, Any]:
-        return site.games(
+        limit = int_param(request, "limit", 50, 1, GAMES_LIMIT)
+        if offset is None:
+            offset = games_offset(request, limit)
+        asked = GamesAsked(
             text_param(request, "tournament"),
             text_param(request, "bot"),
-            int_param(request, "limit", 50, 1, GAMES_LIMIT),
-            int_param(request, "offset", 0, 0) if offset is None else offset,
-            order_param(request, "desc" if not request.url.path.startswith("/api/") else "asc"),
+            text_param(request, "opponent"),
+            text_param(request, "board"),
+            parse_faults(text_param(request, "faults")),
+            text_param(request, "from"),
+            text_param(request, "to"),
         )
+        newest_first = order_param(request, "desc" if not request.url.path.startswith("/api/") else "asc")
+        return site.games(asked, limit, offset, newest_first)
 
     def games_page(request: Request) -> Response:
         """The games page: past the end it links the last page, and an offset too large to
@@ -212,7 +271,9 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
                 raise
             refused = exc.message
         data = games(request, LARGEST if refused else None)
-        return html(request, "games.html", 400 if refused else 200, data=data, refused=refused)
+        return html(
+            request, "games.html", 400 if refused else 200, data=data, refused=refused, choices=site.game_choices()
+        )
 
     def game(request: Request) -> dict[str, Any]:
         return site.game(game_id_param(request))
@@ -221,12 +282,17 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
         return Response(site.frames(game_id_param(request)), media_type="application/json")
 
     def raw_replay(request: Request) -> Response:
+        """The replay as stored; ``?download=1`` makes the browser save it as a file."""
         game_id = game_id_param(request)
+        disposition = "attachment" if int_param(request, "download", 0, 0, 1) else "inline"
         return Response(
             site.replay(game_id),
             media_type="application/x-ndjson",
-            headers={"content-disposition": f'inline; filename="game-{game_id}.jsonl"'},
+            headers={"content-disposition": f'{disposition}; filename="game-{game_id}.jsonl"'},
         )
+
+    def duplicate(request: Request) -> dict[str, Any]:
+        return site.duplicate(game_id_param(request))
 
     warmed = threading.Event()
 
@@ -251,6 +317,7 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
         ("/leaderboard", "leaderboard.html", leaderboard),
         ("/tournaments", "tournaments.html", tournaments),
         ("/tournaments/{name:path}", "tournament.html", tournament),
+        ("/gauntlets/{name:path}", "gauntlet.html", gauntlet),
         ("/bots", "bots.html", bots),
         ("/bots/{ref:path}", "bot.html", bot),
         ("/games", "games.html", games),
@@ -260,12 +327,15 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
         routes.append(Route(path, games_page if path == "/games" else as_html))
         if path != "/":
             routes.append(Route("/api" + path, as_json))
+    duplicate_html, duplicate_json = page("duplicate.html", duplicate)
     routes += [
         Route("/api", api_index),
         Route("/api/health", health),
         Route("/favicon.ico", favicon),
         Route("/api/games/{game_id}/frames", frames),
         Route("/api/games/{game_id}/replay", raw_replay),
+        Route("/games/{game_id}/duplicate", duplicate_html),
+        Route("/api/games/{game_id}/duplicate", duplicate_json),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
 
@@ -346,6 +416,11 @@ class Headers:
         await self.app(scope, receive, send_with_headers)
 
 
+GZIP_MIN_BYTES = 1024
+"""Smaller answers go as they are: compressing them saves less than a packet."""
+
+
 def asgi_app(db_path: str | Path, warm_up: bool = True) -> ASGIApp:
-    """What ``arena serve`` serves."""
-    return Headers(create_app(db_path, warm_up))
+    """What ``arena serve`` serves: the app, its answers tagged for conditional requests
+    (on the uncompressed body), gzipped when the client takes it, then the headers."""
+    return Headers(GZipMiddleware(Conditional(create_app(db_path, warm_up)), minimum_size=GZIP_MIN_BYTES))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .axis_labels import label_width, spread
+
 BAR_WIDTH = 100.0
 """An error bar is drawn in a 0-100 wide box stretched to its cell."""
 
@@ -85,9 +87,17 @@ def nice_step(span: float, steps: int = 4) -> float:
     return float(10 * power)
 
 
-def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 240) -> dict[str, Any]:
-    """A bot's Elo after each tournament: a line through the points, a bar per interval."""
-    left, right, top, bottom = 52, 16, 14, 58
+LABEL_FONT = 12
+"""The size of a rating chart's axis labels, in its units (about px on a desktop)."""
+NARROW_LABEL_FONT = 20
+"""Their size on a phone, where the chart is drawn at about half scale (site.css)."""
+
+
+def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 180) -> dict[str, Any]:
+    """A bot's Elo after each tournament: a line through the points, a bar per interval, a
+    label under as many points as fit (the newest always; every point has its tooltip),
+    fewer and larger ones (``narrow``) for phones."""
+    left, right, top, bottom = 52, 16, 14, 30
     plot_w, plot_h = width - left - right, height - top - bottom
     ends: list[Any] = [
         v
@@ -145,4 +155,126 @@ def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 2
         "points": drawn,
         "ticks": ticks,
         "line": " ".join(f"{p['x']},{p['y']}" for p in drawn),
+        "labels": _axis_labels(drawn, LABEL_FONT, width),
+        "narrow_labels": _axis_labels(drawn, NARROW_LABEL_FONT, width),
+    }
+
+
+def _axis_labels(drawn: list[dict[str, Any]], font: float, width: float) -> list[dict[str, Any]]:
+    """The labels that fit under the points at ``font``, as ``x`` and ``text``."""
+    widths = [label_width(p["short"], font) for p in drawn]
+    return [{"x": x, "text": drawn[i]["short"]} for i, x in spread([p["x"] for p in drawn], widths, 0, width)]
+
+
+def llr_chart(series: list[float], lower: float, upper: float, width: int = 640, height: int = 240) -> dict[str, Any]:
+    """A sequential test's path: its LLR after each deal group (a point per group, joined
+    by a line from 0 before the first) against the bounds where it stops (horizontal
+    lines: H0 accepted at ``lower``, H1 at ``upper``)."""
+    left, right, top, bottom = 52, 16, 14, 40
+    plot_w, plot_h = width - left - right, height - top - bottom
+    values = [lower, upper, 0.0, *series]
+    step = nice_step(max(values) - min(values))
+    low, high = math.floor(min(values) / step) * step, math.ceil(max(values) / step) * step
+    n = max(len(series), 1)
+
+    def x(groups: int) -> float:
+        return round(left + groups / n * plot_w, 1)
+
+    def y(value: float) -> float:
+        return round(top + (high - value) / (high - low) * plot_h, 1)
+
+    points = [{"group": i + 1, "llr": v, "x": x(i + 1), "y": y(v)} for i, v in enumerate(series)]
+    x_step = max(1, int(nice_step(n, 5)))
+    return {
+        "width": width,
+        "height": height,
+        "left": left,
+        "right": width - right,
+        "top": top,
+        "bottom": top + plot_h,
+        "points": points,
+        "radius": 3.5 if len(series) <= 60 else 1.5,
+        "line": " ".join([f"{x(0)},{y(0.0)}", *(f"{p['x']},{p['y']}" for p in points)]),
+        "lower": {"value": lower, "y": y(lower)},
+        "upper": {"value": upper, "y": y(upper)},
+        "zero": y(0.0),
+        "ticks": [
+            {"y": y(low + i * step), "label": f"{low + i * step:g}"} for i in range(round((high - low) / step) + 1)
+        ],
+        "x_ticks": [{"x": x(g), "label": str(g)} for g in range(0, n + 1, x_step)],
+    }
+
+
+def time_bins(bins: list[dict[str, Any]], width: int = 640, height: int = 150) -> dict[str, Any]:
+    """A bot's moves per bin of time (``timing.summary``): a column per bin, its count
+    above it, its name below."""
+    left, right, top, bottom = 8, 8, 18, 36
+    plot_w, plot_h = width - left - right, height - top - bottom
+    most = max((b["moves"] for b in bins), default=0) or 1
+    slot = plot_w / max(len(bins), 1)
+    total = sum(b["moves"] for b in bins) or 1
+    columns = []
+    for i, b in enumerate(bins):
+        tall = round(b["moves"] / most * plot_h, 1)
+        columns.append(
+            {
+                **b,
+                "index": i,
+                "x": round(left + i * slot + slot * 0.15, 1),
+                "w": round(slot * 0.7, 1),
+                "y": round(top + plot_h - tall, 1),
+                "h": tall,
+                "mid": round(left + (i + 0.5) * slot, 1),
+                "share": round(b["moves"] / total, 4),
+            }
+        )
+    return {"width": width, "height": height, "bottom": top + plot_h, "columns": columns}
+
+
+def time_series(seat: dict[str, Any], width: int = 640, height: int = 120) -> dict[str, Any]:
+    """One seat's game (``timing.game_times``): a bar per move, its height the move's
+    time as a share of the limit (clipped at the top of the plot), the limit as a line,
+    and the bank left after each move as a line on its own scale (full at the top)."""
+    left, right, top, bottom = 44, 60, 8, 18
+    plot_w, plot_h = width - left - right, height - top - bottom
+    move_ms, bank_ms, walls = seat["move_ms"], seat["bank_ms"], seat["wall_ms"]
+    shares = [ms / move_ms for ms in walls]
+    ceiling = max(1.25, min(max(shares, default=0) * 1.05, 3.0))
+    base = top + plot_h
+
+    def y(share: float) -> float:
+        return round(base - min(share, ceiling) / ceiling * plot_h, 1)
+
+    slot = plot_w / max(len(walls), 1)
+    timeouts = set(seat["timeouts"])
+    bars = [
+        {
+            "x": round(left + i * slot, 2),
+            "w": round(max(slot * 0.8, 0.5), 2),
+            "y": y(share),
+            "h": round(base - y(share), 1),
+            "ms": ms,
+            "move": i + 1,
+            "kind": "timeout" if i in timeouts else "over" if round(ms) > move_ms else "under",
+        }
+        for i, (ms, share) in enumerate(zip(walls, shares, strict=True))
+    ]
+    bank = ""
+    if bank_ms > 0 and walls:
+        points = [(left, top)] + [
+            (round(left + (i + 1) * slot, 2), round(base - left_ms / bank_ms * plot_h, 1))
+            for i, left_ms in enumerate(seat["bank_left_ms"])
+        ]
+        bank = " ".join(f"{px},{py}" for px, py in points)
+    return {
+        "width": width,
+        "height": height,
+        "left": left,
+        "right": width - right,
+        "top": top,
+        "bottom": base,
+        "limit_y": y(1.0),
+        "ceiling_ms": round(ceiling * move_ms),
+        "bars": bars,
+        "bank": bank,
     }

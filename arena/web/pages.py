@@ -18,8 +18,11 @@ import msgspec
 
 from .. import catalog
 from .. import replay as replay_files
-from ..store import Store, StoreError, Tournament, board_label, board_settings, board_variant
+from ..store import GameFilter, Store, StoreError, Tournament, board_label, board_settings, board_variant
+from .caveats import board_caveats
 from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
+from .games_query import GamesAsked, split_board, started_range
+from .stamps import KindStamps, agrees, merged, read_after
 
 if TYPE_CHECKING:
     from leaderboard.board import Anchor
@@ -27,7 +30,10 @@ if TYPE_CHECKING:
 GAMES_LIMIT = 500
 """The most games one request of ``/api/games`` returns."""
 RECENT = 20
-"""Games shown on a tournament's or a bot's page."""
+"""Games shown on a tournament's page."""
+BOT_RECENT = 5
+"""Games shown on a bot's page (it links to all of them): with its chart, opponents and
+fault record it stays under 2,000 px on a desktop."""
 FAULT_GAMES = 20
 """Faulty games whose evidence a bot's page shows (the newest)."""
 FAULT_SCAN = 500
@@ -108,11 +114,26 @@ class Site:
         self.anchored: Lru[list[dict[str, Any]]] = Lru(ANCHORED_BOARDS)
         self._planned: dict[int, int | None] = {}
         self._planned_lock = threading.Lock()
+        self._kind_stamps: KindStamps | None = None
 
     # --- shared pieces ---------------------------------------------------------------
 
     def _cached(self, store: Store, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> Cached[Any]:
         return self.cache.get(key, stamp, compute, store)
+
+    def kind_stamps(self, store: Store) -> KindStamps:
+        """Each kind's newest game and games, as the database holds them now: advanced by
+        the games new since the last call (``stamps``), so cheap enough for every request."""
+        last, games = store.last_game_id(), store.count_games()
+        known = self._kind_stamps
+        after = read_after(known, last, games)
+        if after is None and known is not None:
+            return known
+        found = merged(known if after else None, store.newest_of_kinds(after or 0))
+        if after and not agrees(found, last, games):  # games went away meanwhile
+            found = merged(None, store.newest_of_kinds())
+        self._kind_stamps = found
+        return found
 
     def board(
         self,
@@ -126,8 +147,9 @@ class Site:
     ) -> dict[str, Any]:
         """One leaderboard as served: its rows, and whether they lag behind the newest game.
 
-        ``stamp`` is the newest game id, or for one tournament's board its number of games
-        (so that games of other tournaments do not make it stale). With ``anchor``, that
+        ``stamp`` is the newest game id of its kind (``kind_stamps``), or for one
+        tournament's board its number of games: games of other kinds or tournaments never
+        make it stale. With ``anchor``, that
         bot has that Elo (``AnchorError`` when it is not on the board); anchored boards
         are computed on request and a few are kept."""
         from leaderboard.board import board_scope, decode_rows, find_anchor, leaderboard
@@ -148,17 +170,18 @@ class Site:
                 "stale": False,
                 "scale": [low, high],
                 "anchor": {"bot": fixed, "elo": anchor[1]},
+                "caveats": board_caveats(rows),
             }
         key = ("board", game, variant, tournament, through)
         if self.cache.peek(key) is None:
             # Before computing anything, serve what the arena's CLI last cached (if any).
-            # The CLI keys it by the newest game id: current if no game came since, or for
-            # one tournament's board, if that tournament's last game came before.
+            # The CLI keys it by the newest game id: current if no game of its kind came
+            # since, or for one tournament's board, if that tournament's last game came before.
             stored = store.latest_cached_board(board_scope(game, variant, tournament, through))
             if stored is not None:
                 seeded = STALE
-                if through is None and tournament is None:
-                    seeded = stored[0]
+                if through is None and tournament is None and stamp <= stored[0]:
+                    seeded = stamp
                 elif through is None and tournament is not None:
                     found = store.get_tournament(tournament)
                     if found is not None and store.last_game_id(found.id) <= stored[0]:
@@ -178,11 +201,25 @@ class Site:
             "stale": cached.stale,
             "scale": [low, high],
             "anchor": None,
+            "caveats": board_caveats(cached.value),
         }
 
-    def kinds(self, store: Store, stamp: int, tournament: str | None = None) -> list[tuple[str, str]]:
-        cached = self._cached(store, ("kinds", tournament), stamp, lambda s: s.kinds(tournament))
-        return list(cached.value)
+    def kinds(self, store: Store, tournament: str | None = None, games: int = 0) -> list[tuple[str, str]]:
+        """The kinds with stored games (of ``tournament``, which has ``games`` games)."""
+        if tournament is None:
+            return self.kind_stamps(store).kinds()
+        return list(self._cached(store, ("kinds", tournament), games, lambda s: s.kinds(tournament)).value)
+
+    def head_to_head(self, store: Store, stamp: int, board: dict[str, Any]) -> dict[str, Any]:
+        """The board's head-to-head matrix (``leaderboard.headtohead.matrix``), bots in its
+        rank order. Tallied once per ``stamp`` (as the board is); ordering it costs nothing."""
+        from leaderboard.board import head_to_head
+        from leaderboard.headtohead import matrix
+
+        game, variant, tournament = board["game"], board["variant"], board["tournament"]
+        key = ("head to head", game, variant, tournament)
+        cached = self._cached(store, key, stamp, lambda s: head_to_head(s, game, variant, tournament))
+        return matrix(cached.value, [r["bot"] for r in board["rows"]])
 
     def planned(self, tournament: Tournament) -> int | None:
         """Games the tournament's schedule holds (None for a tournament without a schedule)."""
@@ -209,6 +246,7 @@ class Site:
             "games_done": done,
             "games_planned": self.planned(t),
             "health": health,
+            "gauntlet": "gauntlet" in t.config,
         }
 
     def _health(self, t: Tournament, holders: dict[int, str], recent: list[Any]) -> dict[str, Any]:
@@ -230,15 +268,14 @@ class Site:
 
     def index(self) -> dict[str, Any]:
         with self.db.store() as store:
-            stamp = store.last_game_id()
-            kinds = self._cached(store, ("kind counts",), stamp, lambda s: s.kind_counts()).value
+            stamps = self.kind_stamps(store)
             tournaments = self.tournaments(store)["tournaments"]
             return {
-                "kinds": [{**kind(g, v), "games": n} for g, v, n in kinds],
+                "kinds": [{**kind(g, v), "games": stamps.counts[g, v]} for g, v in stamps.kinds()],
                 "tournaments": tournaments,
-                "games": sum(n for _, _, n in kinds),
+                "games": stamps.games,
                 "bots": len(store.list_bots()),
-                "last_game": stamp,
+                "last_game": stamps.last,
             }
 
     def leaderboard(
@@ -257,19 +294,23 @@ class Site:
         if board is not None:
             if game is not None or variant is not None:
                 raise WebError(400, f"board={board} names the game and variant: leave game= and variant= out")
-            game, _, variant = board.partition("/")
-            variant = variant or "standard"
+            game, variant = split_board(board)
         variant = check_kind(game, variant)
         anchor = parse_anchor_param(anchor_text)
         with self.db.store() as store:
-            stamp = store.last_game_id()
-            board_stamp = stamp
+            stamps = self.kind_stamps(store)
+            played = 0
             if tournament is not None:
                 found = store.get_tournament(tournament)
                 if found is None:
                     raise WebError(404, f"no tournament {tournament!r} (the tournaments page lists them)")
-                board_stamp = store.count_games(found.id)
-            stored = self.kinds(store, stamp, tournament)
+                played = store.count_games(found.id)
+
+            def board_stamp(g: str, v: str) -> int:
+                """A tournament's board changes with its games, the others with their kind's."""
+                return played if tournament is not None else stamps.of((g, v))
+
+            stored = self.kinds(store, tournament, played)
             if game is not None and variant is not None:
                 chosen = [(game, variant)]
             else:
@@ -277,11 +318,11 @@ class Site:
             boards, bots, refused = [], set(), ""
             for g, v in chosen:
                 try:
-                    boards.append(self.board(store, board_stamp, g, v, tournament, None, anchor))
+                    boards.append(self.board(store, board_stamp(g, v), g, v, tournament, None, anchor))
                 except AnchorError as exc:  # shown as it is, saying why
                     bots.update(exc.bots)
                     refused = refused or ("" if exc.missing else str(exc))
-                    shown = self.board(store, board_stamp, g, v, tournament)
+                    shown = self.board(store, board_stamp(g, v), g, v, tournament)
                     why = (
                         f"{anchor[0] if anchor else anchor_text} has no games on this board"
                         if exc.missing
@@ -295,12 +336,15 @@ class Site:
                 raise WebError(
                     400, f"anchor={anchor_text}: no bot {anchor[0]!r} on {where} bots are {', '.join(sorted(bots))}"
                 )
+            for shown_board in boards:
+                stamp = board_stamp(shown_board["game"], shown_board["variant"])
+                shown_board["head_to_head"] = self.head_to_head(store, stamp, shown_board)
             return {
                 "game": game,
                 "variant": variant,
                 "tournament": tournament,
                 "anchor": anchor_text,
-                "kinds": [kind(g, v) for g, v in self.kinds(store, stamp)],
+                "kinds": [kind(g, v) for g, v in stamps.kinds()],
                 "tournaments": store.tournament_names(),
                 "boards": boards,
             }
@@ -309,8 +353,7 @@ class Site:
         if store is None:
             with self.db.store() as opened:
                 return self.tournaments(opened)
-        stamp = store.last_game_id()
-        done = self._cached(store, ("games per tournament",), stamp, lambda s: s.games_per_tournament()).value
+        done = store.games_per_tournament()  # one indexed query: always as the database holds it
         holders = store.lease_holders()
         listed = []
         for t in store.list_tournaments():
@@ -326,6 +369,8 @@ class Site:
                 raise WebError(404, f"no tournament {name!r} (the tournaments page lists them)")
             done = store.count_games(t.id)
             recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
+            standings = self.board(store, done, t.game, t.variant, t.name)
+            standings["head_to_head"] = self.head_to_head(store, done, standings)
             return {
                 **self._tournament_summary(t, done, self._health(t, store.lease_holders(), recent)),
                 "seed": t.seed,
@@ -333,14 +378,38 @@ class Site:
                 "config": t.config,
                 "last_game_started": recent[0].started if recent else None,
                 "nodes": [_builtins(n) for n in store.node_activity(t.id)],
-                "standings": self.board(store, done, t.game, t.variant, t.name),
+                "standings": standings,
                 "games": [_builtins(g) for g in recent],
+            }
+
+    def gauntlet(self, name: str) -> dict[str, Any]:
+        """A gauntlet's test, verdict and LLR path (``gauntlets.gauntlet_data``), recomputed
+        when a game is added; ``verdict`` is ``running`` while an arena plays it undecided."""
+        from .gauntlets import VERDICTS, gauntlet_data
+
+        with self.db.store() as store:
+            t = store.get_tournament(name)
+            if t is None:
+                raise WebError(404, f"no gauntlet {name!r} (the tournaments page lists them)")
+            if "gauntlet" not in t.config:
+                raise WebError(404, f"{name!r} is a round robin, not a gauntlet: /tournaments/{name} shows it")
+            done = store.count_games(t.id)
+            recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
+            health = self._health(t, store.lease_holders(), recent)
+            cached = self._cached(store, ("gauntlet", t.id), done, lambda s: gauntlet_data(s, t))
+            live = cached.value["decision"] == "undecided" and health["state"] in ("running", "stalled")
+            verdict = "running" if live else cached.value["decision"]
+            return {
+                **self._tournament_summary(t, done, health),
+                **cached.value,
+                "verdict": verdict,
+                "verdict_label": VERDICTS[verdict],
+                "stale": cached.stale,
             }
 
     def bots(self) -> dict[str, Any]:
         with self.db.store() as store:
-            stamp = store.last_game_id()
-            counts = self._cached(store, ("bot games",), stamp, lambda s: s.bot_game_counts()).value
+            counts = store.bot_game_counts()  # one indexed query: always as the database holds it
             return {
                 "bots": [
                     {
@@ -363,10 +432,14 @@ class Site:
                 bot = store.get_bot(ref)
             except StoreError:
                 raise WebError(404, f"no bot {ref!r} (the bots page lists them)") from None
-            stamp = store.last_game_id()
+            stamp = store.count_games_of(bot_id=bot.id)  # what is the bot's changes with its games only
             faults = store.fault_totals(None, None, None).get(bot.id, (0, 0, 0, 0))
-            opponents = self._cached(store, ("opponents", bot.id), stamp, lambda s: s.opponents(bot.id)).value
-            evidence, groups = self._cached(store, ("faults", bot.id), stamp, lambda s: grouped_faults(s, bot.id)).value
+            opponents_cached = self._cached(store, ("opponents", bot.id), stamp, lambda s: s.opponents(bot.id))
+            faults_cached = self._cached(store, ("faults", bot.id), stamp, lambda s: grouped_faults(s, bot.id))
+            opponents, (evidence, groups) = opponents_cached.value, faults_cached.value
+            ratings = self.rating_history(store, stamp, bot.id, bot.ref)
+            updating = [name for name, c in (("opponents", opponents_cached), ("faults", faults_cached)) if c.stale]
+            updating += ["ratings"] if any(r["stale"] for r in ratings) else []
             pages = max(1, math.ceil(len(groups) / FAULT_GROUPS))
             faults_page = min(faults_page, pages)  # past the end: the last page
             return {
@@ -377,9 +450,10 @@ class Site:
                 "games_listed": bot.games,
                 "hash": bot.hash,
                 "added": bot.added,
-                "games": store.count_games_of(bot_id=bot.id),
+                "games": stamp,
+                "updating": updating,
                 "faults": dict(zip(("timeout", "crash", "malformed", "illegal"), faults, strict=True)),
-                "ratings": self.rating_history(store, stamp, bot.id, bot.ref),
+                "ratings": ratings,
                 "opponents": [
                     {
                         "bot": o,
@@ -392,7 +466,7 @@ class Site:
                     for o, n, ahead, behind, tied in opponents
                 ],
                 "recent_games": [
-                    _builtins(g) for g in store.find_games(bot_id=bot.id, limit=RECENT, newest_first=True)
+                    _builtins(g) for g in store.find_games(bot_id=bot.id, limit=BOT_RECENT, newest_first=True)
                 ],
                 "fault_record": evidence,
                 "fault_groups": groups[(faults_page - 1) * FAULT_GROUPS : faults_page * FAULT_GROUPS],
@@ -404,12 +478,15 @@ class Site:
                     "faults": sum(g["count"] for g in groups),
                     "games_scanned": FAULT_SCAN,
                 },
+                "times": self._cached(store, ("times", bot.id), stamp, lambda s: bot_times(s, bot.id, bot.ref)).value,
             }
 
     def rating_history(self, store: Store, stamp: int, bot_id: int, ref: str) -> list[dict[str, Any]]:
         """Per game and variant the bot played: its Elo (with interval, rank) on the board of
-        every game of that kind up to and including each tournament it played in."""
+        every game of that kind up to and including each tournament it played in; ``stale``
+        while one of those boards is being recomputed. ``stamp``: the bot's games."""
         tournaments = {t.id: t for t in store.list_tournaments()}
+        kinds = self.kind_stamps(store)
         played = self._cached(store, ("bot tournaments", bot_id), stamp, lambda s: s.bot_tournaments(bot_id)).value
         by_kind: dict[tuple[str, str], list[int]] = {}
         for tournament_id, game, variant in played:
@@ -417,13 +494,15 @@ class Site:
         history = []
         for (game, variant), ids in by_kind.items():
             same_kind = sorted(t.id for t in tournaments.values() if (t.game, t.variant) == (game, variant))
-            points = []
+            points, stale = [], False
+            newest = kinds.of((game, variant))
             for tournament_id in ids:
                 if same_kind and tournament_id >= same_kind[-1]:  # the whole board: shared with the leaderboard
-                    board = self.board(store, stamp, game, variant)
+                    board = self.board(store, newest, game, variant)
                 else:
                     settled = all(tournaments[i].status == "finished" for i in same_kind if i <= tournament_id)
-                    board = self.board(store, FINAL if settled else stamp, game, variant, None, tournament_id)
+                    board = self.board(store, FINAL if settled else newest, game, variant, None, tournament_id)
+                stale = stale or board["stale"]
                 row = next((r for r in board["rows"] if r["bot"] == ref), None)
                 if row is None:
                     continue
@@ -444,50 +523,122 @@ class Site:
                         "note": row.get("note", ""),
                     }
                 )
-            history.append({**kind(game, variant), "points": points})
+            history.append({**kind(game, variant), "points": points, "stale": stale})
         return history
 
-    def games(
-        self, tournament: str | None, bot: str | None, limit: int, offset: int, newest_first: bool
-    ) -> dict[str, Any]:
+    def games(self, asked: GamesAsked, limit: int, offset: int, newest_first: bool) -> dict[str, Any]:
+        """A page of the games ``asked`` for, each filter checked (404 for a bot or
+        tournament not stored, 400 for a value that cannot be one)."""
+        if asked.opponent is not None and asked.bot is None:
+            raise WebError(400, f"opponent={asked.opponent} needs a bot= as well (the games both played)")
+        game = variant = None
+        if asked.board is not None:
+            game, variant = split_board(asked.board)
+            try:
+                variant = check_kind(game, variant)
+            except WebError as exc:
+                raise WebError(400, f"board={asked.board}: {exc.message}") from None
+        started_from, started_before = started_range(asked.date_from, asked.date_to)
         with self.db.store() as store:
-            tournament_id = bot_id = None
-            if tournament is not None:
-                t = store.get_tournament(tournament)
+            tournament_id = None
+            if asked.tournament is not None:
+                t = store.get_tournament(asked.tournament)
                 if t is None:
-                    raise WebError(404, f"no tournament {tournament!r} (the tournaments page lists them)")
+                    raise WebError(404, f"no tournament {asked.tournament!r} (the tournaments page lists them)")
                 tournament_id = t.id
-            if bot is not None:
-                try:
-                    bot_id = store.get_bot(bot).id
-                except StoreError:
-                    raise WebError(404, f"no bot {bot!r} (the bots page lists them)") from None
-            total = store.count_games_of(tournament_id, bot_id)
+            bot_id = None if asked.bot is None else _bot_id(store, "bot", asked.bot)
+            opponent_id = None if asked.opponent is None else _bot_id(store, "opponent", asked.opponent)
+            if opponent_id is not None and opponent_id == bot_id:
+                raise WebError(400, f"opponent={asked.opponent} is bot={asked.bot} itself: name another bot")
+            where = GameFilter(
+                tournament_id=tournament_id,
+                bot_id=bot_id,
+                opponent_id=opponent_id,
+                game=game,
+                variant=variant,
+                faulty=asked.faults,
+                started_from=started_from,
+                started_before=started_before,
+            )
+            total = store.count_games_of(where=where)
             # Past the end: nothing to read (and no offset SQLite could not take).
-            found = store.find_games(tournament_id, bot_id, limit, offset, newest_first) if offset < total else []
+            found = []
+            if offset < total:
+                found = store.find_games(limit=limit, offset=offset, newest_first=newest_first, where=where)
             return {
-                "tournament": tournament,
-                "bot": bot,
+                "tournament": asked.tournament,
+                "bot": asked.bot,
+                "opponent": asked.opponent,
+                "board": None if game is None else f"{game}/{variant}",
+                "faults": asked.faults,
+                "from": asked.date_from,
+                "to": asked.date_to,
                 "limit": limit,
                 "offset": offset,
+                "page": offset // limit + 1,
+                "pages": max(total - 1, 0) // limit + 1,
                 "order": "desc" if newest_first else "asc",
                 "total": total,
                 "last_page": last_page(total, limit),
                 "games": [_builtins(g) for g in found],
             }
 
+    def game_choices(self) -> dict[str, list[str]]:
+        """What the games page's filters offer: the stored tournaments, their boards (read
+        from the tournaments, not from every game) and the bots."""
+        with self.db.store() as store:
+            tournaments = store.list_tournaments()
+            return {
+                "tournaments": [t.name for t in tournaments],
+                "boards": sorted({f"{t.game}/{t.variant}" for t in tournaments}),
+                "bots": sorted(store.bot_names().values()),
+            }
+
     def game(self, game_id: int) -> dict[str, Any]:
         with self.db.store() as store:
             found = store.game(game_id)
+            group = len(store.deal_games(game_id))
         if found is None:
             raise WebError(404, f"no game {game_id} (the games page lists them)")
         return {
             **_builtins(found),
+            "deal_games": group,
+            "duplicate_url": f"/games/{game_id}/duplicate",
+            "download_url": f"/api/games/{game_id}/replay?download=1",
             "label": board_label(f"{found.game}/{found.variant}"),
             "lower_is_better": score_of(found.game).lower_is_better,
             "replay_url": f"/api/games/{game_id}/replay",
             "frames_url": f"/api/games/{game_id}/frames",
+            "times": self.game_times(game_id),
         }
+
+    def duplicate(self, game_id: int) -> dict[str, Any]:
+        """The game's deal in every rotation of the seats (``duplicate.deal_group``)."""
+        from .duplicate import deal_group
+
+        with self.db.store() as store:
+            games = store.deal_games(game_id)
+        found = next((g for g in games if g.id == game_id), None)
+        if found is None:
+            raise WebError(404, f"no game {game_id} (the games page lists them)")
+        score = score_of(found.game)
+        return {
+            "game_id": game_id,
+            "game": found.game,
+            "variant": found.variant,
+            "label": board_label(f"{found.game}/{found.variant}"),
+            **deal_group(games, score.lower_is_better, score.unit),
+        }
+
+    def game_times(self, game_id: int) -> list[dict[str, Any]] | None:
+        """Each seat's time per move and bank in the game (None: its replay cannot be read,
+        and the page still shows the rest)."""
+        from .timing import game_times, seat_times
+
+        try:
+            return game_times(seat_times(replay_files.loads(self.replay(game_id), f"game {game_id}")))
+        except (WebError, replay_files.ReplayError):
+            return None
 
     def replay(self, game_id: int) -> bytes:
         with self.db.store() as store:
@@ -597,6 +748,36 @@ def tournament_health(
         "resume": resume,
         "text": text,
     }
+
+
+TIMES_GAMES = 200
+"""The newest games of a bot whose replays its time per move is read from."""
+
+
+def bot_times(store: Store, bot_id: int, ref: str, games: int = TIMES_GAMES) -> dict[str, Any]:
+    """The bot's time per move over its newest ``games`` games (``timing.summary``),
+    their replays read one at a time; a replay that cannot be read is counted, not used."""
+    from .timing import seat_times, summary
+
+    seats = []
+    unreadable = 0
+    found = store.find_games(bot_id=bot_id, limit=games, newest_first=True)
+    for game in found:
+        try:
+            lines = replay_files.loads(store.replay(game.id), f"game {game.id}")
+        except (zlib.error, StoreError, replay_files.ReplayError):
+            unreadable += 1
+            continue
+        mine = {s.seat for s in game.seats if s.bot == ref}
+        seats += [s for s in seat_times(lines) if s.seat in mine]
+    return {**summary(seats), "games_read": len(found), "unreadable": unreadable, "games_limit": games}
+
+
+def _bot_id(store: Store, name: str, ref: str) -> int:
+    try:
+        return store.get_bot(ref).id
+    except StoreError:
+        raise WebError(404, f"no bot {ref!r} for {name}= (the bots page lists them)") from None
 
 
 def last_page(total: int, limit: int) -> int:

@@ -25,6 +25,7 @@ from .. import catalog
 from ..render.common import ms_text
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, verify
 from .frames import Frame, count, letters
+from .timing import turn_marks
 
 FORMAT = 1
 """The version of the frames format (docs/viewer.md)."""
@@ -113,6 +114,7 @@ def frames(lines: Sequence[Line], name: str = "replay") -> dict[str, Any]:
         "lower_is_better": record.score.lower_is_better,
         "result": result,
         "rounds": rounds_of(built),
+        "timeline": turn_marks(built, int(header.limits.get("move_ms", 0))),
         **heading.extra,
         "frames": built,
     }

@@ -130,14 +130,21 @@
     return [text, picture];
   }
 
-  function boardRow(row, scale) {
+  // The marks beside a row: the board's caveats that name its bot (mirrors _ratings.html).
+  function rowMarks(bot, caveats) {
+    return (caveats || []).filter((c) => c.bots.includes(bot)).flatMap((c) => [
+      " ", el("span", { class: "mark mark-" + c.kind, title: c.title }, c.short),
+    ]);
+  }
+
+  function boardRow(row, scale, caveats) {
     const faults = row.timeouts + row.crashes + row.malformed + row.illegal;
     const num = (value, text) => el("td", { class: "num", "data-value": String(value) }, text ?? String(value));
     const bar = barOf(row, scale);
     return el(
       "tr", {},
       num(row.rank),
-      el("td", { "data-value": row.bot }, botLink(row.bot)),
+      el("td", { "data-value": row.bot }, botLink(row.bot), ...rowMarks(row.bot, caveats)),
       el("td", { class: "num elo", "data-value": String(row.elo) }, finite(row.elo) ? String(Math.round(row.elo)) : "—"),
       el("td", { class: "ci", "data-value": bar.width }, ...errorBar(bar, row.note)),
       num(row.games),
@@ -222,7 +229,13 @@
     if (standings) {
       const board = data.standings;
       standings.dataset.scale = board.scale.join(",");
-      replaceRows(standings, board.rows.map((row) => boardRow(row, board.scale)), "No games rated yet.", 8);
+      replaceRows(standings, board.rows.map((row) => boardRow(row, board.scale, board.caveats)), "No games rated yet.", 8);
+      const callouts = root.querySelector('[data-caveats-for="standings"]');
+      if (callouts) {
+        callouts.replaceChildren(...(board.caveats || []).map((c) => el(
+          "p", { class: "caveat caveat-" + c.kind, role: "note" }, el("strong", {}, c.title + "."), " " + c.text,
+        )));
+      }
       resort(standings);
       const notes = root.querySelector('[data-notes-for="standings"]');
       if (notes) {
@@ -288,6 +301,18 @@
     else root.dataset.polling = "stopped";
   }
 
+  // --- the theme control (theme.js applies and remembers the choice) -------------------
+
+  function themeControl(nav) {
+    const theme = window.arenaTheme;
+    if (!theme || !nav) return;
+    const select = el("select", { id: "theme-choice" });
+    for (const choice of theme.CHOICES) select.append(el("option", { value: choice }, choice));
+    select.value = theme.read();
+    select.addEventListener("change", () => theme.choose(select.value));
+    nav.append(el("label", { class: "theme-choice", for: "theme-choice" }, "Theme", select));
+  }
+
   // --- start ---------------------------------------------------------------------------
 
   function start() {
@@ -296,6 +321,7 @@
       select.addEventListener("change", () => select.form && select.form.submit());
     });
     document.querySelectorAll("[data-live-url]").forEach(live);
+    themeControl(document.querySelector(".site-header nav"));
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -110,7 +110,8 @@
     this.drawerName = Object.prototype.hasOwnProperty.call(DRAWERS, named) ? named : "generic";
     this.drawer = DRAWERS[this.drawerName];
     this.build();
-    this.show(0, false);
+    linkControls(this);
+    this.show(fragmentFrame(this.frames, location.hash) || 0, false);
   }
 
   Viewer.prototype.card = function (card, size) {
@@ -179,6 +180,8 @@
     ]));
     this.caption = h("p", { class: "rv-caption", "data-caption": "", "aria-live": "polite" });
     root.appendChild(this.caption);
+    this.timeline = timeline(this);
+    if (this.timeline) root.appendChild(this.timeline);
 
     this.board = h("div", { class: "rv-board" });
     this.table = h("section", { class: "rv-table", "aria-label": this.drawer.label });
@@ -319,6 +322,7 @@
     this.caption.textContent = frame.caption;
     this.syncControls();
     if (before) this.flip(before);
+    linkFrame(this);
   };
 
   Viewer.prototype.syncControls = function () {
@@ -333,6 +337,7 @@
     this.playButton.firstChild.textContent = this.playing ? "\u275a\u275a Pause" : "\u25b6 Play";
     this.root.setAttribute("data-playing", this.playing ? "true" : "false");
     this.root.setAttribute("data-frame-kind", frame.kind);
+    markTurn(this);
   };
 
   /* FLIP: remember where every card was, draw the new frame, then play each card's move
@@ -636,6 +641,131 @@
       }
     }
   };
+
+  /* ---- time strip ------------------------------------------------------------------------ */
+
+  /* One mark per turn (the frames' "timeline", docs/viewer.md), coloured by its slowest
+   * answer's share of the move limit, a turn with a fault marked; a click shows that
+   * turn's frame. Frames without a timeline (older exports) get no strip. */
+  function timeline(self) {
+    var marks = self.data.timeline;
+    if (!marks || !marks.length) return null;
+    var limit = self.data.limits.move_ms;
+    var strip = h("div", { class: "rv-timeline", role: "group", "aria-label": "Turns by the time taken" });
+    self.marks = marks.map(function (m) {
+      var words = "frame " + (m.frame + 1) + ": slowest answer " + m.text +
+        (m.seat !== null ? " (seat " + self.data.seats[m.seat].letter + ")" : "") +
+        (limit ? ", " + m.bin + " of the " + limit + " ms limit" : "") +
+        (m.faults.length ? "; " + m.faults.join(", ") : "");
+      var mark = h("button", {
+        type: "button", class: "rv-mark rv-level-" + m.level + (m.faults.length ? " rv-mark-fault" : ""),
+        "data-mark-frame": String(m.frame), title: words, "aria-label": words
+      });
+      mark.addEventListener("click", function () { self.pause(); self.show(m.frame, false); mark.blur(); });
+      strip.appendChild(mark);
+      return mark;
+    });
+    return strip;
+  }
+
+  /* Highlight the turn of the frame shown: the last mark at or before it. */
+  function markTurn(self) {
+    if (!self.marks) return;
+    var current = -1;
+    self.data.timeline.forEach(function (m, i) { if (m.frame <= self.index) current = i; });
+    self.marks.forEach(function (mark, i) {
+      mark.classList.toggle("rv-mark-current", i === current);
+      if (i === current) mark.setAttribute("aria-current", "step"); else mark.removeAttribute("aria-current");
+    });
+  }
+
+  /* ---- links into a replay ------------------------------------------------------------ *
+   * The URL's fragment names the frame shown: #r3t7 is the first frame of round 3, turn 7
+   * (turn 0: before the round's first turn), and #r3t7s2 the third frame of that turn.
+   * A replay's frames never change, so a link shows the same frame on every load. */
+
+  var FRAGMENT = /^#r(\d+)t(\d+)(?:s(\d+))?$/;
+
+  function frameFragment(frames, index) {
+    var frame = frames[index];
+    var step = 0;
+    for (var i = 0; i < index; i++) if (frames[i].round === frame.round && frames[i].turn === frame.turn) step++;
+    return "#r" + frame.round + "t" + frame.turn + (step ? "s" + step : "");
+  }
+
+  /* The index of the frame a fragment names; null for a fragment that names none (another
+   * anchor, a frame out of range). */
+  function fragmentFrame(frames, hash) {
+    var m = FRAGMENT.exec(hash || "");
+    if (!m) return null;
+    var step = m[3] ? +m[3] : 0;
+    for (var i = 0; i < frames.length; i++) {
+      if (frames[i].round === +m[1] && frames[i].turn === +m[2] && step-- === 0) return i;
+    }
+    return null;
+  }
+
+  /* The hook where a frame is shown: the URL names it, replaced in place (stepping piles
+   * no history entries). A page at its first frame keeps its URL, and any other anchor. */
+  function linkFrame(self) {
+    var hash = frameFragment(self.frames, self.index);
+    if (location.hash === hash || (self.index === 0 && !FRAGMENT.test(location.hash))) return;
+    try {
+      history.replaceState(history.state, "", hash);
+    } catch (error) { /* a page that may not change its URL still shows the frame */ }
+    if (!self.linkField.hidden) self.linkField.value = frameLink(self);
+  }
+
+  function frameLink(self) {
+    return location.href.split("#")[0] + frameFragment(self.frames, self.index);
+  }
+
+  /* "Copy link" (the URL of the frame shown) in the controls, and a field holding the link
+   * where the clipboard cannot be written (a page not served over https or from this machine). */
+  function linkControls(self) {
+    var status = h("span", { class: "rv-copied", "data-copy-status": "", "aria-live": "polite" });
+    var field = h("input", {
+      type: "text", class: "rv-link-field", readonly: "", hidden: "", "aria-label": "Link to this frame",
+      "data-link-field": ""
+    });
+    var button = h("button", {
+      type: "button", class: "rv-btn rv-copy", "data-copy-link": "", "aria-label": "Copy link to this frame"
+    }, ["Copy link"]);
+    function typed() {
+      field.hidden = false;
+      field.value = frameLink(self);
+      field.focus();
+      field.select();
+      var copied = false;
+      try { copied = document.execCommand("copy"); } catch (error) { copied = false; }
+      status.textContent = copied ? "copied" : "press Ctrl+C to copy";
+    }
+    button.addEventListener("click", function () {
+      status.textContent = "";
+      var link = frameLink(self);
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(link).then(function () {
+          field.hidden = true;
+          status.textContent = "copied";
+        }, typed);
+      } else {
+        typed();
+      }
+    });
+    self.linkField = field;
+    var controls = self.root.querySelector(".rv-controls") || self.root;
+    controls.appendChild(h("span", { class: "rv-link" }, [button, status, field]));
+    window.addEventListener("hashchange", function () {
+      var index = fragmentFrame(self.frames, location.hash);
+      if (index !== null && index !== self.index) {
+        self.pause();
+        self.show(index, false);
+      }
+    });
+  }
+
+  Viewer.prototype.fragment = function (index) { return frameFragment(this.frames, index); };
+  Viewer.prototype.frameOf = function (hash) { return fragmentFrame(this.frames, hash); };
 
   /* ---- start -------------------------------------------------------------------------- */
 

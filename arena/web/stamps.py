@@ -1,0 +1,64 @@
+"""The stamp of each board: the newest game of its own kind, kept up to date cheaply.
+
+A board (a game and variant) changes only when a game of that kind arrives, so it is
+stamped with the id of its kind's newest game: a game of another kind never makes it
+stale. Reading every kind's newest game scans the kind index; instead the stamps are
+advanced by the games new since the last reading (a range of ids, a handful of rows), and
+read whole again only when games went away (a tournament deleted) or on the first call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Kind = tuple[str, str]
+"""(game, variant)."""
+
+
+@dataclass(frozen=True)
+class KindStamps:
+    newest: dict[Kind, int]
+    """Per kind with stored games: the id of its newest game."""
+    counts: dict[Kind, int]
+    """Per kind: its games."""
+    last: int
+    """The newest game id of all."""
+    games: int
+    """All games."""
+
+    def of(self, kind: Kind) -> int:
+        """A kind's stamp (0 for a kind with no game)."""
+        return self.newest.get(kind, 0)
+
+    def kinds(self) -> list[Kind]:
+        return sorted(self.newest)
+
+
+def read_after(known: KindStamps | None, last: int, games: int) -> int | None:
+    """The id above which games must be read to bring ``known`` up to ``last`` (the newest
+    game id now) and ``games`` (the number of games now): None when it is current, 0 for
+    every game (nothing known, or games went away)."""
+    if known is None or last < known.last or games < known.games:
+        return 0
+    if last == known.last:
+        return None if games == known.games else 0
+    return known.last
+
+
+def merged(known: KindStamps | None, rows: list[tuple[str, str, int, int]]) -> KindStamps:
+    """``known`` (None: nothing) with ``rows`` (``(game, variant, newest id, games)`` per kind
+    of the games read since) added."""
+    newest = dict(known.newest) if known else {}
+    counts = dict(known.counts) if known else {}
+    for game, variant, top, count in rows:
+        newest[game, variant] = max(newest.get((game, variant), 0), top)
+        counts[game, variant] = counts.get((game, variant), 0) + count
+    return KindStamps(newest, counts, max(newest.values(), default=0), sum(counts.values()))
+
+
+def agrees(found: KindStamps, last: int, games: int) -> bool:
+    """Whether stamps advanced by the games read agree with ``last`` and ``games`` read
+    just before them. A game may have arrived between the two readings (it is then in the
+    rows): only fewer games, or another count for the same newest, means that games went
+    away meanwhile and every game must be read again."""
+    return found.last > last or (found.last == last and found.games == games)
