@@ -176,6 +176,9 @@ def gauntlet_cmd(
             raise
         lines(reading, last=True)
         summary(reading, stored, test)
+        from leaderboard.board import settle
+
+        settle(store, tournament.game, tournament.variant, tournament.name, tournament.id)  # for the web
 
 
 def create(

@@ -184,11 +184,10 @@ def tournament_run(
                 )
                 raise
         console.print(f"\n{played} games played; {store.count_games(tournament.id)} stored for {tournament.name}")
-        from leaderboard.board import leaderboard
+        from leaderboard.board import settle
 
-        print_board(
-            leaderboard(store, tournament.game, tournament.variant, tournament.name), f"Leaderboard: {tournament.name}"
-        )
+        rows = settle(store, tournament.game, tournament.variant, tournament.name, tournament.id)
+        print_board(rows, f"Leaderboard: {tournament.name}")
 
 
 def bots_to_add(store: Any, refs: list[str], tournament: Any, config: TournamentConfig) -> list[tuple[str, Any]]:

@@ -1088,6 +1088,15 @@ class Store:
         query = "SELECT coalesce(max(id), 0) FROM games WHERE tournament_id = ?"
         return int(self.db.execute(query, (tournament_id,)).fetchone()[0])
 
+    def newest_in_scope(
+        self, game: str | None, variant: str | None, tournament: str | None, through_tournament: int | None = None
+    ) -> int:
+        """The newest game id of a board's scope (0 for none): a board cached at or after
+        it counts every game of its scope."""
+        where, args = _scope(game, variant, tournament, through_tournament)
+        query = f"SELECT coalesce(max(g.id), 0) FROM games g {_join_tournaments(tournament)} WHERE {where}"
+        return int(self.db.execute(query, args).fetchone()[0])
+
     def cached_board(self, scope: str, last_game: int) -> str | None:
         row = self.db.execute(
             "SELECT board FROM ratings WHERE scope = ? AND last_game = ?", (scope, last_game)

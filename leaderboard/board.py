@@ -188,15 +188,52 @@ def head_to_head(
     store: Store, game: str | None = None, variant: str | None = None, tournament: str | None = None
 ) -> Tally:
     """Every pair of bots of the chosen games: games together, wins, ties
-    (``leaderboard.headtohead``), read as the board reads them."""
+    (``leaderboard.headtohead``), read as the board reads them; cached in the store
+    beside the board (``head_to_head_scope``)."""
     from .headtohead import tally
 
+    scope = head_to_head_scope(game, variant, tournament)
+    last = store.last_game_id()
+    cached = store.cached_board(scope, last)
+    if cached is not None:
+        return decode_tally(cached)
     rows = store.results(game, variant, tournament)
     if not rows:
         return tally([], [])
     seated = _seats(rows)
     names = store.bot_names()
-    return tally([names[int(b)] for b in seated.bot_ids], [(bots, ranks) for _, bots, ranks in seated.blocks])
+    found: Tally = tally([names[int(b)] for b in seated.bot_ids], [(bots, ranks) for _, bots, ranks in seated.blocks])
+    store.cache_board(scope, last, msgspec.json.encode(found).decode())
+    return found
+
+
+def head_to_head_scope(game: str | None, variant: str | None, tournament: str | None) -> str:
+    """The key a head-to-head tally is cached under in the store."""
+    return "head to head|" + board_scope(game, variant, tournament)
+
+
+def decode_tally(text: str | bytes) -> Tally:
+    from .headtohead import Tally
+
+    return msgspec.json.decode(text, type=Tally)
+
+
+def settle(store: Store, game: str, variant: str, tournament: str, tournament_id: int) -> list[Row]:
+    """After a tournament's run: its board, and the board of every game of its kind, with
+    their head-to-head tallies, computed and cached in the store, so that a web server
+    started later shows them at once. When it is the newest tournament of its kind, the
+    kind's board is also the board as it stood after it (the bot page's rating over
+    time). Returns the tournament's board."""
+    rows = leaderboard(store, game, variant, tournament)
+    head_to_head(store, game, variant, tournament)
+    leaderboard(store, game, variant)
+    head_to_head(store, game, variant)
+    last = store.last_game_id()
+    kind = store.cached_board(board_scope(game, variant), last)
+    newest = max((t.id for t in store.list_tournaments() if (t.game, t.variant) == (game, variant)), default=0)
+    if kind is not None and newest == tournament_id:
+        store.cache_board(board_scope(game, variant, None, tournament_id), last, kind)
+    return rows
 
 
 def board_scope(

@@ -173,20 +173,10 @@ class Site:
                 "caveats": board_caveats(rows),
             }
         key = ("board", game, variant, tournament, through)
-        if self.cache.peek(key) is None:
-            # Before computing anything, serve what the arena's CLI last cached (if any).
-            # The CLI keys it by the newest game id: current if no game of its kind came
-            # since, or for one tournament's board, if that tournament's last game came before.
-            stored = store.latest_cached_board(board_scope(game, variant, tournament, through))
-            if stored is not None:
-                seeded = STALE
-                if through is None and tournament is None and stamp <= stored[0]:
-                    seeded = stamp
-                elif through is None and tournament is not None:
-                    found = store.get_tournament(tournament)
-                    if found is not None and store.last_game_id(found.id) <= stored[0]:
-                        seeded = stamp
-                self.cache.put(key, seeded, [_builtins(r) for r in decode_rows(stored[1])])
+        scope = (game, variant, tournament, through)
+        self._seed(
+            store, key, board_scope(*scope), scope, stamp, lambda text: [_builtins(r) for r in decode_rows(text)]
+        )
 
         def compute(s: Store) -> list[dict[str, Any]]:
             return [_builtins(r) for r in leaderboard(s, game, variant, tournament, through)]
@@ -204,6 +194,27 @@ class Site:
             "caveats": board_caveats(cached.value),
         }
 
+    def _seed(
+        self,
+        store: Store,
+        key: Hashable,
+        stored_as: str,
+        scope: tuple[str, str, str | None, int | None],
+        stamp: int,
+        decode: Callable[[str], Any],
+    ) -> None:
+        """Before computing ``key`` the first time, take what an arena command cached in the
+        database under ``stored_as`` (a tournament's run caches its boards as it ends): as
+        current when no game of its ``scope`` (game, variant, tournament, through) is newer,
+        else marked stale while the current one is computed. So a restarted server answers
+        at once."""
+        if self.cache.peek(key) is not None:
+            return
+        stored = store.latest_cached_board(stored_as)
+        if stored is not None:
+            current = store.newest_in_scope(*scope) <= stored[0]
+            self.cache.put(key, stamp if current else STALE, decode(stored[1]))
+
     def kinds(self, store: Store, tournament: str | None = None, games: int = 0) -> list[tuple[str, str]]:
         """The kinds with stored games (of ``tournament``, which has ``games`` games)."""
         if tournament is None:
@@ -213,11 +224,13 @@ class Site:
     def head_to_head(self, store: Store, stamp: int, board: dict[str, Any]) -> dict[str, Any]:
         """The board's head-to-head matrix (``leaderboard.headtohead.matrix``), bots in its
         rank order. Tallied once per ``stamp`` (as the board is); ordering it costs nothing."""
-        from leaderboard.board import head_to_head
+        from leaderboard.board import decode_tally, head_to_head, head_to_head_scope
         from leaderboard.headtohead import matrix
 
         game, variant, tournament = board["game"], board["variant"], board["tournament"]
         key = ("head to head", game, variant, tournament)
+        stored_as = head_to_head_scope(game, variant, tournament)
+        self._seed(store, key, stored_as, (game, variant, tournament, None), stamp, decode_tally)
         cached = self._cached(store, key, stamp, lambda s: head_to_head(s, game, variant, tournament))
         return matrix(cached.value, [r["bot"] for r in board["rows"]])
 
