@@ -4,9 +4,10 @@
 
 Plays two small 6 nimmt! tournaments of the sample bots (and a bot that now and then
 answers something illegal, so the fault record has evidence to show) and a Sixes one,
-with the local sandbox, into a fresh database; serves it with `arena serve`; and saves
-the leaderboard, a tournament, a bot and a game page (desktop), and the leaderboard on
-a phone-sized screen. ``--db`` reuses (or keeps) that database.
+with the local sandbox, and a gauntlet, into a fresh database; serves it with `arena serve`; and saves
+the leaderboard, a tournament, a bot and a game page, the games list filtered, a deal in
+every rotation, a gauntlet (desktop), the leaderboard and games on a phone-sized screen,
+and the leaderboard in the dark theme. ``--db`` reuses (or keeps) that database.
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ def play(db: Path, work: Path) -> None:
     for args in runs:
         print("playing", args[args.index("--name") + 1], flush=True)
         subprocess.run([ARENA, "tournament", "run", *args], check=True, capture_output=True, timeout=600)
+    print("playing the gauntlet", flush=True)
+    gauntlet = [nimmt[0], "--vs", *nimmt[1:3], "--sprt", "elo0=0,elo1=200", "--max-games", "400"]
+    gauntlet += ["--seed", "4", "--name", "heuristic-gauntlet", *common]
+    subprocess.run([ARENA, "gauntlet", *gauntlet], check=True, capture_output=True, timeout=600)
 
 
 def serve(db: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -100,8 +105,11 @@ def browser(profile: Path) -> Any:
     return webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
 
 
-def shoot(driver: Any, url: str, out: Path, width: int, max_height: int, prepare: str = "") -> None:
+def shoot(driver: Any, url: str, out: Path, width: int, max_height: int, prepare: str = "", theme: str = "") -> None:
     driver.set_window_size(width, 900)
+    driver.get(url)
+    # The reader's theme choice (remembered by the site), then the page drawn with it.
+    driver.execute_script(f"localStorage.{'setItem' if theme else 'removeItem'}('arena-theme', {theme!r})")
     driver.get(url)
     time.sleep(0.5)
     if prepare:
@@ -145,9 +153,14 @@ def main() -> None:
                 ("bot", "/bots/flaky:0.3", 1280, 1900, ""),
                 ("game", f"/games/{faulty_game}", 1280, 1500, step),
                 ("leaderboard-phone", "/leaderboard?game=nimmt&variant=standard", 390, 1300, ""),
+                ("games", "/games?bot=flaky:0.3&faults=1", 1280, 1300, ""),
+                ("games-phone", "/games?tournament=summer-cup", 390, 1300, ""),
+                ("duplicate", f"/games/{faulty_game}/duplicate", 1280, 1300, ""),
+                ("gauntlet", "/gauntlets/heuristic-gauntlet", 1280, 1300, ""),
             ]
             for name, path, width, height, prepare in pages:
                 shoot(driver, url + path, args.out / f"{name}.png", width, height, prepare)
+            shoot(driver, url + "/leaderboard", args.out / "leaderboard-dark.png", 1280, 1100, theme="dark")
         finally:
             driver.quit()
             proc.terminate()
