@@ -144,6 +144,16 @@ def test_text_is_readable_in_both_themes() -> None:
     assert relative_luminance(palettes()["dark"]["paper"]) < 0.05 < relative_luminance(palettes()["light"]["paper"])
 
 
+def test_head_to_head_cells_are_readable_in_both_themes() -> None:
+    """The matrix's eleven shades, as site.css writes them per theme, under its text."""
+    shades = re.findall(r"\.h2h-s(\d+) \{ background: light-dark\((#[0-9a-f]{6}), (#[0-9a-f]{6})\); \}", CSS.read_text())
+    assert sorted(int(n) for n, _, _ in shades) == list(range(11))
+    for theme, colours in palettes().items():
+        for n, light, dark in shades:
+            ratio = contrast(colours["on-pastel"], light if theme == "light" else dark)
+            assert ratio >= 4.5, f"{theme}: a head-to-head cell of share {n}0% is {ratio:.2f}:1"
+
+
 # --- gzip and conditional requests -------------------------------------------------------------
 
 

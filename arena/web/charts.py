@@ -93,6 +93,18 @@ NARROW_LABEL_FONT = 20
 """Their size on a phone, where the chart is drawn at about half scale (site.css)."""
 
 
+def _plot_area(width: int, height: int, left: int, right: int, top: int, bottom: int) -> dict[str, Any]:
+    """A chart's size and the edges of its plot inside the margins, as its template reads them."""
+    return {
+        "width": width,
+        "height": height,
+        "left": left,
+        "right": width - right,
+        "top": top,
+        "bottom": height - bottom,
+    }
+
+
 def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 180) -> dict[str, Any]:
     """A bot's Elo after each tournament: a line through the points, a bar per interval, a
     label under as many points as fit (the newest always; every point has its tooltip),
@@ -146,12 +158,7 @@ def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 1
         ticks.append({"y": y(value), "label": f"{value:.0f}"})
         value += step
     return {
-        "width": width,
-        "height": height,
-        "left": left,
-        "right": width - right,
-        "top": top,
-        "bottom": top + plot_h,
+        **_plot_area(width, height, left, right, top, bottom),
         "points": drawn,
         "ticks": ticks,
         "line": " ".join(f"{p['x']},{p['y']}" for p in drawn),
@@ -186,12 +193,7 @@ def llr_chart(series: list[float], lower: float, upper: float, width: int = 640,
     points = [{"group": i + 1, "llr": v, "x": x(i + 1), "y": y(v)} for i, v in enumerate(series)]
     x_step = max(1, int(nice_step(n, 5)))
     return {
-        "width": width,
-        "height": height,
-        "left": left,
-        "right": width - right,
-        "top": top,
-        "bottom": top + plot_h,
+        **_plot_area(width, height, left, right, top, bottom),
         "points": points,
         "radius": 3.5 if len(series) <= 60 else 1.5,
         "line": " ".join([f"{x(0)},{y(0.0)}", *(f"{p['x']},{p['y']}" for p in points)]),
@@ -267,12 +269,7 @@ def time_series(seat: dict[str, Any], width: int = 640, height: int = 120) -> di
         ]
         bank = " ".join(f"{px},{py}" for px, py in points)
     return {
-        "width": width,
-        "height": height,
-        "left": left,
-        "right": width - right,
-        "top": top,
-        "bottom": base,
+        **_plot_area(width, height, left, right, top, bottom),
         "limit_y": y(1.0),
         "ceiling_ms": round(ceiling * move_ms),
         "bars": bars,
