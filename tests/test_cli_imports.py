@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -114,6 +115,11 @@ def test_games_and_leaderboard_load_no_referee_sandbox_or_web(small_db: Path) ->
     games = loaded("games", "--db", str(small_db))
     assert "arena.store" in games
     assert heavy(games) == []
+    cached = loaded("leaderboard", "--db", str(small_db))  # the run cached its board as it ended
+    assert "leaderboard.board" in cached and "leaderboard.ratings" not in cached
+    assert heavy(cached) == []
+    with sqlite3.connect(small_db) as connection:
+        connection.execute("DELETE FROM ratings")
     board = loaded("leaderboard", "--db", str(small_db))
     assert "leaderboard.ratings" in board
     assert heavy(board) == ["numpy"]  # the fit's, and only that
