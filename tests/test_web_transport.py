@@ -146,7 +146,9 @@ def test_text_is_readable_in_both_themes() -> None:
 
 def test_head_to_head_cells_are_readable_in_both_themes() -> None:
     """The matrix's eleven shades, as site.css writes them per theme, under its text."""
-    shades = re.findall(r"\.h2h-s(\d+) \{ background: light-dark\((#[0-9a-f]{6}), (#[0-9a-f]{6})\); \}", CSS.read_text())
+    shades = re.findall(
+        r"\.h2h-s(\d+) \{ background: light-dark\((#[0-9a-f]{6}), (#[0-9a-f]{6})\); \}", CSS.read_text()
+    )
     assert sorted(int(n) for n, _, _ in shades) == list(range(11))
     for theme, colours in palettes().items():
         for n, light, dark in shades:
