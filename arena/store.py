@@ -173,6 +173,48 @@ MIGRATIONS.append(
     CREATE INDEX IF NOT EXISTS games_board ON games (game, variant, id);
     """
 )
+MIGRATIONS.append(
+    # 8: bots submitted over the web (arena/submissions.py). Authors with the hash of
+    # their token (never the token); which author owns each bot name; each submission
+    # with its packed folder (bundle.pack's tar), where it is in the pipeline and the
+    # report of its build and check; the browser sessions of signed-in authors (hashes
+    # of their cookies, with each one's CSRF token).
+    """
+    CREATE TABLE authors (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        token_hash TEXT NOT NULL UNIQUE,
+        created TEXT NOT NULL,
+        revoked TEXT
+    );
+    CREATE TABLE bot_owners (
+        name TEXT PRIMARY KEY,
+        author_id INTEGER NOT NULL REFERENCES authors (id)
+    );
+    CREATE TABLE submissions (
+        id INTEGER PRIMARY KEY,
+        author_id INTEGER NOT NULL REFERENCES authors (id),
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        archive BLOB NOT NULL,
+        state TEXT NOT NULL,
+        report TEXT NOT NULL DEFAULT '{}',
+        bot_id INTEGER REFERENCES bots (id),
+        received TEXT NOT NULL,
+        updated TEXT NOT NULL
+    );
+    CREATE INDEX submissions_state ON submissions (state, id);
+    CREATE INDEX submissions_author ON submissions (author_id, id);
+    CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        author_id INTEGER NOT NULL REFERENCES authors (id),
+        csrf TEXT NOT NULL,
+        expires REAL NOT NULL
+    );
+    """
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
 
@@ -718,7 +760,9 @@ class Store:
             # One transaction per step: a migration is applied whole or not at all.
             self.db.executescript(f"BEGIN; {MIGRATIONS[number]}; PRAGMA user_version = {number + 1}; COMMIT;")
 
-    def _transaction(self) -> Any:
+    def transaction(self) -> Any:
+        """A write transaction (BEGIN IMMEDIATE ... COMMIT), for the modules that keep
+        their own tables in this database (``arena.submissions``)."""
         return _Transaction(self.db)
 
     # --- bots ------------------------------------------------------------------------
@@ -757,7 +801,7 @@ class Store:
                 remove_tree(partial)
                 raise
         bot_id: int | None
-        with self._transaction():
+        with self.transaction():
             if existing is not None:  # its snapshot was missing: made again, from the same code
                 self.db.execute("UPDATE bots SET path = ? WHERE id = ?", (name, existing.id))
                 bot_id = existing.id
@@ -832,7 +876,7 @@ class Store:
         if _setting_defaults(game) is not None:
             variant = board_variant(game, settings)
         try:
-            with self._transaction():
+            with self.transaction():
                 self.db.execute(
                     "INSERT INTO tournaments (name, game, variant, settings, seed, config, status, created)"
                     " VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
@@ -860,7 +904,7 @@ class Store:
     def set_status(self, tournament_id: int, status: str) -> None:
         """Unless another arena holds the tournament's lease (this one lost it)."""
         finished = now() if status == "finished" else None
-        with self._transaction():
+        with self.transaction():
             self.db.execute(
                 "UPDATE tournaments SET status = ?, finished = ? WHERE id = ?"
                 " AND (lease_owner IS NULL OR lease_owner = ?)",
@@ -871,7 +915,7 @@ class Store:
         """The cluster's workers that play the tournament and their thinking slots (none:
         one machine)."""
         listed = [{"name": name, "slots": slots} for name, slots in workers]
-        with self._transaction():
+        with self.transaction():
             self.db.execute("UPDATE tournaments SET workers = ? WHERE id = ?", (json.dumps(listed), tournament_id))
 
     def node_activity(self, tournament_id: int, window_s: float = 60.0) -> list[NodeActivity]:
@@ -911,7 +955,7 @@ class Store:
         """Hold the tournament for this process, or refuse with one line naming the arena
         that runs it. A lease is taken over when its holder is dead (a pid gone, or
         another process under that pid, on this host) or silent for ``LEASE_TIMEOUT``."""
-        with self._transaction():
+        with self.transaction():
             row = self.db.execute(
                 "SELECT name, lease_owner, lease_beat FROM tournaments WHERE id = ?", (tournament_id,)
             ).fetchone()
@@ -940,7 +984,7 @@ class Store:
             stop.set()
             thread.join()
         try:
-            with self._transaction():
+            with self.transaction():
                 self.db.execute(
                     "UPDATE tournaments SET lease_owner = NULL, lease_beat = NULL WHERE id = ? AND lease_owner = ?",
                     (tournament_id, self.owner),
@@ -969,7 +1013,7 @@ class Store:
     def save_game(self, record: FinishedGame) -> int:
         """Commit one finished game, its seats and its replay, all or nothing; refused
         when another arena has taken over the tournament this store held."""
-        with self._transaction():
+        with self.transaction():
             if record.tournament_id in self._leases:
                 row = self.db.execute(
                     "SELECT lease_owner FROM tournaments WHERE id = ?", (record.tournament_id,)
@@ -1106,7 +1150,7 @@ class Store:
     def cache_board(self, scope: str, last_game: int, board: str) -> None:
         if self.read_only:  # a reader keeps its own cache (the web server does)
             return
-        with self._transaction():
+        with self.transaction():
             self.db.execute(
                 "INSERT OR REPLACE INTO ratings (scope, last_game, computed, board) VALUES (?, ?, ?, ?)",
                 (scope, last_game, now(), board),
@@ -1302,7 +1346,7 @@ class Store:
     def delete_tournament(self, tournament_id: int) -> int:
         """Delete a tournament with its games and their seats, in one transaction; its bots
         stay. Refused while an arena runs it. Returns how many games were deleted."""
-        with self._transaction():
+        with self.transaction():
             row = self.db.execute("SELECT name FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no tournament {tournament_id} in {self.path}")
@@ -1341,7 +1385,7 @@ class Store:
         reference it, unless ``with_games``: then those games and their seats go too, in
         the same transaction. Refused while an arena runs a tournament that plays it.
         Returns how many games were deleted."""
-        with self._transaction():
+        with self.transaction():
             bot = self._bot_row("id = ?", (bot_id,))
             if bot is None:
                 raise StoreError(f"no bot {bot_id} in {self.path} (`arena bot list` shows them)")
@@ -1370,7 +1414,7 @@ class Store:
     def grow_tournament(self, tournament_id: int, config: dict[str, Any]) -> None:
         """Store a tournament's enlarged config (bots added to its league) and mark it
         running again; only by the arena that holds its lease."""
-        with self._transaction():
+        with self.transaction():
             cursor = self.db.execute(
                 "UPDATE tournaments SET config = ?, status = 'running', finished = NULL"
                 " WHERE id = ? AND lease_owner = ?",
