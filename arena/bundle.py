@@ -15,6 +15,7 @@ import re
 import stat
 import tarfile
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
@@ -113,13 +114,13 @@ def unpack(data: bytes, expected_hash: str, cache: Path, limits: FolderLimits | 
     except (tarfile.TarError, OSError, ValueError) as exc:
         raise FolderError(f"{label}: not a plain tar archive ({exc}): refused") from None
     with archive:
-        members = _checked(archive, label, limits)
+        members = checked_members(archive, label, limits)
         try:
             tmp = Path(tempfile.mkdtemp(prefix="unpacking-", dir=cache))
         except OSError as exc:
             raise FolderError(f"{cache}: cannot unpack a bot there ({exc.strerror})") from None
         try:
-            _extract(archive, members, tmp, label)
+            extract(archive, members, tmp, label)
             actual = content_hash(tmp, limits)
             if actual != expected_hash:
                 raise FolderError(f"{label}: what it holds does not hash to {expected_hash} but to {actual}: refused")
@@ -138,10 +139,13 @@ def unpack(data: bytes, expected_hash: str, cache: Path, limits: FolderLimits | 
     return target
 
 
-def _checked(archive: tarfile.TarFile, label: Path, limits: FolderLimits) -> list[tarfile.TarInfo]:
+def checked_members(
+    archive: Iterable[tarfile.TarInfo], label: Path, limits: FolderLimits, links: bool = True
+) -> list[tarfile.TarInfo]:
     """The members, each checked before anything is written: a name of plain parts
     (neither hidden nor a cache) below a folder member listed before it, within the
-    caps; only folders, regular files and links whose targets stay inside."""
+    caps; only folders, regular files and (unless ``links`` is False) links whose
+    targets stay inside."""
     members: list[tarfile.TarInfo] = []
     entries: list[Entry] = []
     kinds: dict[tuple[str, ...], Kind] = {(): "dir"}
@@ -175,6 +179,8 @@ def _checked(archive: tarfile.TarFile, label: Path, limits: FolderLimits) -> lis
                         f"{where}: the files hold more than {limits.total_bytes / 2**20:g} MiB, the cap on a bot"
                         " folder: refused"
                     )
+            elif member.issym() and not links:
+                raise FolderError(f"{where} is a symbolic link, which an upload may not hold: refused")
             elif member.issym():
                 kind = "link"
             elif member.islnk():
@@ -192,7 +198,7 @@ def _checked(archive: tarfile.TarFile, label: Path, limits: FolderLimits) -> lis
     return members
 
 
-def _extract(archive: tarfile.TarFile, members: list[tarfile.TarInfo], dest: Path, label: Path) -> None:
+def extract(archive: tarfile.TarFile, members: list[tarfile.TarInfo], dest: Path, label: Path) -> None:
     """Write the checked members into the fresh folder ``dest``: owned by whoever
     unpacks, files readable and writable by them with their exec bits kept."""
     plain = []

@@ -1,0 +1,154 @@
+"""A bot folder an author uploads: checked, unpacked and packed again before it is kept.
+
+An upload is written by a stranger. It is a gzip-compressed tar of the bot folder (what
+``tar czf - -C BOT_DIR .`` makes, or ``arena submit``): inflated with a bound (a bomb
+stops at the cap, never inflates whole), every member checked before anything is
+written (``bundle.checked_members``: no absolute name, no ``..``, no link of any kind,
+no device or FIFO, within the caps on files and bytes), unpacked into a fresh folder,
+its manifest read, then packed again by ``bundle.pack``: what the store keeps is the
+canonical tar of the checked folder, never the bytes that came in. Hidden entries and
+caches (``.git``, ``__pycache__``) are left out, as ``arena bot add`` leaves them out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from .bots import BotError, load_bot
+from .bundle import checked_members, extract, pack
+from .folder import FolderError, FolderLimits, remove_tree, skipped
+
+CHUNK = 1 << 20
+
+
+@dataclasses.dataclass(frozen=True)
+class UploadLimits:
+    packed_bytes: int = 20 * 2**20
+    """The upload as sent (gzip)."""
+    unpacked_bytes: int = 200 * 2**20
+    """The tar it inflates to, and the files it holds."""
+    files: int = 10_000
+    """Entries: files and folders together."""
+    depth: int = 32
+
+
+class UploadError(ValueError):
+    """An upload refused: 413 when it is too large, 400 otherwise; one line that says why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclasses.dataclass(frozen=True)
+class Received:
+    """A checked upload: the bot it holds and its folder packed canonically."""
+
+    name: str
+    version: str
+    games: list[str]
+    digest: str
+    """The folder's content hash (``folder.content_hash``)."""
+    archive: bytes
+    """``bundle.pack``'s tar of the folder."""
+
+
+def pack_upload(folder: Path) -> bytes:
+    """What ``arena submit`` sends: the folder as ``bundle.pack`` packs it, gzipped."""
+    return gzip.compress(pack(folder)[1], mtime=0)
+
+
+def receive_upload(data: bytes, work: Path, limits: UploadLimits = UploadLimits()) -> Received:
+    """The bot folder in ``data``, checked; ``UploadError`` otherwise. Works in a fresh
+    folder under ``work`` and leaves nothing there either way."""
+    if len(data) > limits.packed_bytes:
+        raise UploadError(413, f"the upload is {_mib(len(data))}: at most {_mib(limits.packed_bytes)} packed")
+    tmp = Path(tempfile.mkdtemp(prefix="upload-", dir=work))
+    try:
+        with open(tmp / "upload.tar", "w+b") as tar:
+            _inflate(data, tar, limits.unpacked_bytes)
+            tar.seek(0)
+            folder = tmp / "bot"
+            folder.mkdir()
+            _unpack(tar, folder, limits)
+        try:
+            bot = load_bot(folder)
+            digest, archive = pack(folder, _folder_limits(limits))
+        except BotError as exc:
+            raise UploadError(400, f"the upload's bot folder: {_relative(str(exc), folder)}") from None
+        return Received(bot.name, bot.version, list(bot.manifest.games), digest, archive)
+    finally:
+        remove_tree(tmp)
+
+
+def _inflate(data: bytes, out: IO[bytes], cap: int) -> None:
+    """Gunzip ``data`` into ``out``, stopping past ``cap`` bytes."""
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    written = 0
+    pending = data
+    try:
+        while pending and not inflater.eof:
+            chunk = inflater.decompress(pending, CHUNK)
+            pending = inflater.unconsumed_tail
+            written += len(chunk)
+            if written > cap:
+                raise UploadError(413, f"the upload unpacks to more than {_mib(cap)}, the cap")
+            out.write(chunk)
+    except zlib.error as exc:
+        raise UploadError(400, f"the upload is not a gzip-compressed tar ({exc})") from None
+    if not inflater.eof:
+        raise UploadError(400, "the upload is cut short: its gzip stream does not end")
+    if inflater.unused_data.strip(b"\0"):
+        raise UploadError(400, "the upload holds more than one gzip stream: send one .tar.gz")
+
+
+def _unpack(tar: IO[bytes], folder: Path, limits: UploadLimits) -> None:
+    label = Path("the upload")
+    try:
+        archive = tarfile.open(fileobj=tar, mode="r:")
+    except (tarfile.TarError, OSError, ValueError) as exc:
+        raise UploadError(400, f"the upload is gzip but not a tar archive inside ({exc})") from None
+    with archive:
+        try:
+            members = checked_members(_plain(archive), label, _folder_limits(limits), links=False)
+            extract(archive, members, folder, label)
+        except FolderError as exc:
+            status = 413 if "the cap" in str(exc) else 400
+            raise UploadError(status, str(exc)) from None
+
+
+def _plain(members: Iterable[tarfile.TarInfo]) -> Iterator[tarfile.TarInfo]:
+    """The members named as ``bundle`` names them: ``./x`` as ``x``, the root ``.`` left
+    out, and hidden entries and caches left out with everything below them."""
+    for member in members:
+        name = member.name
+        while name.startswith("./"):
+            name = name[2:]
+        name = name.rstrip("/") if member.isdir() else name
+        if name in ("", "."):
+            continue
+        if any(skipped(part) and part not in (".", "..") for part in name.split("/")):
+            continue  # (a name that climbs is not hidden: it is refused)
+        member.name = name
+        yield member
+
+
+def _folder_limits(limits: UploadLimits) -> FolderLimits:
+    return FolderLimits(files=limits.files, total_bytes=limits.unpacked_bytes, depth=limits.depth)
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB"
+
+
+def _relative(message: str, folder: Path) -> str:
+    """A message about the unpacked folder, without the server's paths in it."""
+    return message.replace(str(folder) + "/", "").replace(str(folder), "the folder")
