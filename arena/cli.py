@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .cli_authors import author_app, submit_cmd
 from .cli_cluster import scheduler, worker
 from .cli_common import (
     DEFAULT_DB,
@@ -256,9 +257,11 @@ app.command("gauntlet")(gauntlet_cmd)
 app.command("serve")(serve)
 app.command("scheduler")(scheduler)
 app.command("worker")(worker)
+app.command("submit")(submit_cmd)
 app.add_typer(image_app, name="image")
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(author_app, name="author")
 
 
 @image_app.command("build")

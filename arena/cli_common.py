@@ -37,6 +37,8 @@ USER_ERRORS = (
     ("arena.store", "StoreError"),
     ("arena.cluster", "ClusterError"),
     ("arena.node", "NodeError"),
+    ("arena.store.submissions", "SubmissionError"),
+    ("arena.uploads", "UploadError"),
 )
 """The errors that are the user's to mend (a bad bot folder, setting, replay,
 database...), as ``(defining module, class)``: shown as one line, never a traceback."""

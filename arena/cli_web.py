@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .cli_common import DEFAULT_DB, DbOption, console, err_console, fail
+from .cli_common import DEFAULT_DB, DbOption, console, err_console, fail, user_errors
 
 
 async def _until_stopped() -> None:
@@ -24,11 +24,26 @@ def serve(
     db: DbOption = DEFAULT_DB,
     host: Annotated[str, typer.Option(help="The address to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8000,
+    submissions: Annotated[
+        bool,
+        typer.Option(
+            "--submissions",
+            help="Also take bots from authors (`arena author add` makes them): the only writes the server makes.",
+        ),
+    ] = False,
+    per_hour: Annotated[
+        int,
+        typer.Option("--submissions-per-hour", help="With --submissions: at most this many an author an hour.", min=1),
+    ] = 10,
+    max_upload_mb: Annotated[
+        float, typer.Option("--max-upload-mb", help="With --submissions: the largest upload, packed.", min=0.01)
+    ] = 20.0,
 ) -> None:
-    """Serve the leaderboards, tournaments, bots and replays as web pages and JSON (read-only).
+    """Serve the leaderboards, tournaments, bots and replays as web pages and JSON.
 
     A missing database is no error: the pages say so until a tournament creates it.
-    Serving never writes to the database, so it can run beside a tournament.
+    Serving never writes to the database, so it can run beside a tournament; with
+    --submissions it writes the authors' submissions, and nothing else.
     """
     import trio
     from hypercorn.config import Config
@@ -43,7 +58,17 @@ def serve(
     config.loglevel = "WARNING"
     config.accesslog = None
     config.graceful_timeout = 1.0
-    web_app: Any = asgi_app(db)
+    submit = None
+    if submissions:
+        import dataclasses
+
+        from .uploads import UploadLimits
+        from .web.submit import SubmitOptions
+
+        limits = dataclasses.replace(UploadLimits(), packed_bytes=round(max_upload_mb * 2**20))
+        submit = SubmitOptions(per_hour, limits)
+    with user_errors():
+        web_app: Any = asgi_app(db, submit=submit)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
@@ -51,7 +76,9 @@ def serve(
             shown = host if host not in ("0.0.0.0", "::") else "localhost"
             url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"
             console.print(
-                f"serving [bold]{db}[/] at [link={url}]{url}[/link] (read-only; Ctrl-C stops)", soft_wrap=True
+                f"serving [bold]{db}[/] at [link={url}]{url}[/link]"
+                + (" (taking submissions; Ctrl-C stops)" if submissions else " (read-only; Ctrl-C stops)"),
+                soft_wrap=True,
             )
             if binds and len(binds) > 1:
                 console.print(f"listening on {', '.join(binds)}")

@@ -69,6 +69,8 @@ def pack_upload(folder: Path) -> bytes:
 def receive_upload(data: bytes, work: Path, limits: UploadLimits = UploadLimits()) -> Received:
     """The bot folder in ``data``, checked; ``UploadError`` otherwise. Works in a fresh
     folder under ``work`` and leaves nothing there either way."""
+    if not data:
+        raise UploadError(400, "the upload is empty: send the bot folder as a .tar.gz")
     if len(data) > limits.packed_bytes:
         raise UploadError(413, f"the upload is {_mib(len(data))}: at most {_mib(limits.packed_bytes)} packed")
     tmp = Path(tempfile.mkdtemp(prefix="upload-", dir=work))

@@ -167,15 +167,21 @@ def browser() -> Iterator[Any]:
 
 
 @contextmanager
-def serving(db: Path, preexec_fn: Callable[[], None] | None = None) -> Iterator[str]:
+def serving(
+    db: Path,
+    preexec_fn: Callable[[], None] | None = None,
+    extra: tuple[str, ...] = (),
+    output: list[str] | None = None,
+) -> Iterator[str]:
     """``arena serve`` on a free loopback port for ``db`` (run through ``preexec_fn``,
-    e.g. as another user); yields its base URL once it answers."""
+    e.g. as another user; with ``extra`` options); yields its base URL once it answers.
+    ``output`` receives everything it wrote, once it stopped."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     arena = str(Path(sys.executable).parent / "arena")
     proc = subprocess.Popen(
-        [arena, "serve", "--db", str(db), "--host", "127.0.0.1", "--port", str(port)],
+        [arena, "serve", "--db", str(db), "--host", "127.0.0.1", "--port", str(port), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -202,6 +208,8 @@ def serving(db: Path, preexec_fn: Callable[[], None] | None = None) -> Iterator[
             proc.kill()
             proc.wait()
         if proc.stdout is not None:
+            if output is not None:
+                output.append(proc.stdout.read())
             proc.stdout.close()
 
 

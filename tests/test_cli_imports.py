@@ -155,13 +155,18 @@ def test_every_command_is_registered_in_its_place() -> None:
         "serve",
         "scheduler",
         "worker",
+        "submit",
         "image",
         "bot",
         "tournament",
+        "author",
     ]
     tournament = group.commands["tournament"]
     assert isinstance(tournament, typer.core.TyperGroup)
     assert list(tournament.commands) == ["run", "list", "show", "delete"]
+    author = group.commands["author"]
+    assert isinstance(author, typer.core.TyperGroup)
+    assert list(author.commands) == ["add", "list", "revoke"]
 
 
 def test_the_gauntlet_help_states_the_default_cap() -> None:

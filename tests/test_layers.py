@@ -65,7 +65,7 @@ def test_protocol_imports_nothing_from_arena() -> None:
 
 def test_only_the_store_writes_sql() -> None:
     for path in [*(ROOT / "arena").rglob("*.py"), *(ROOT / "leaderboard").glob("*.py")]:
-        if path.name == "store.py":
+        if path.parent.name == "store":  # the store: its tables of bots and games, and of submissions
             continue
         code = code_without_docs(path)
         assert not re.search(r"\b(INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE TABLE)\b", code), f"{path} writes SQL"

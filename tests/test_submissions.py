@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import Store
-from arena.submissions import (
+from arena.store.submissions import (
     ACTIVE,
     BUILDING,
     CHECKING,

@@ -125,7 +125,7 @@ def test_an_upload_past_the_packed_cap_is_refused_unread(tmp_path: Path) -> None
         (b"PK\x03\x04 a zip file", 400, "not a gzip"),
         (gzip.compress(b"just text, no tar"), 400, "not a tar"),
         (pack_upload(BOT)[:-20], 400, "cut short"),
-        (b"", 400, "cut short"),
+        (b"", 400, "empty"),
         (tar_gz(lambda a: None, with_bot=False), 400, "bot.toml"),
         (tar_gz(member("bot.toml", data=b"name = 'Bad Name'\n"), with_bot=False), 400, "bot.toml"),
     ],

@@ -33,6 +33,8 @@ from . import caveats, charts, downloads
 from .data import Unavailable, WebError
 from .games_query import GamesAsked, filter_params, list_query, page_numbers, page_offset, parse_faults, short_time
 from .pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
+from .submit import SubmitOptions, Writer
+from .submit import routes as submission_routes
 from .transport import Conditional
 
 HERE = Path(__file__).resolve().parent
@@ -189,8 +191,10 @@ def format_param(request: Request, template: str) -> str:
 # --- the app ----------------------------------------------------------------------------
 
 
-def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
-    """The site over the database at ``db_path`` (which need not exist yet)."""
+def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None) -> Starlette:
+    """The site over the database at ``db_path`` (which need not exist yet); with
+    ``submit``, also the door through which authors submit bots (``arena.web.submit``)."""
+    writer = None if submit is None else Writer(Path(db_path), submit)  # creates the database
     site = Site(Path(db_path))
     env = _environment()
 
@@ -338,6 +342,8 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
         Route("/api/games/{game_id}/duplicate", duplicate_json),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
+    if writer is not None:
+        routes[:0] = submission_routes(writer)
 
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, WebError):
@@ -364,6 +370,8 @@ def create_app(db_path: str | Path, warm_up: bool = True) -> Starlette:
             threading.Thread(target=_warm_up, args=(site, warmed), daemon=True, name="arena-warm-up").start()
         yield
         site.db.close()
+        if writer is not None:
+            writer.close()
 
     app = Starlette(
         routes=routes,
@@ -420,7 +428,8 @@ GZIP_MIN_BYTES = 1024
 """Smaller answers go as they are: compressing them saves less than a packet."""
 
 
-def asgi_app(db_path: str | Path, warm_up: bool = True) -> ASGIApp:
+def asgi_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None) -> ASGIApp:
     """What ``arena serve`` serves: the app, its answers tagged for conditional requests
     (on the uncompressed body), gzipped when the client takes it, then the headers."""
-    return Headers(GZipMiddleware(Conditional(create_app(db_path, warm_up)), minimum_size=GZIP_MIN_BYTES))
+    app = create_app(db_path, warm_up, submit)
+    return Headers(GZipMiddleware(Conditional(app), minimum_size=GZIP_MIN_BYTES))

@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .bots import Bot, BotError, content_hash, load_bot
-from .folder import copy_folder, remove_tree, seal_read_only
+from ..bots import Bot, BotError, content_hash, load_bot
+from ..folder import copy_folder, remove_tree, seal_read_only
 
 if TYPE_CHECKING:
-    from .catalog import AnyGame
+    from ..catalog import AnyGame
 
 MIGRATIONS: list[str] = [
     # 1: the first schema.
@@ -174,7 +174,7 @@ MIGRATIONS.append(
     """
 )
 MIGRATIONS.append(
-    # 8: bots submitted over the web (arena/submissions.py). Authors with the hash of
+    # 8: bots submitted over the web (arena/store/submissions.py). Authors with the hash of
     # their token (never the token); which author owns each bot name; each submission
     # with its packed folder (bundle.pack's tar), where it is in the pipeline and the
     # report of its build and check; the browser sessions of signed-in authors (hashes
@@ -249,7 +249,7 @@ def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
 
 def _game(game: str) -> AnyGame | None:
     """The catalog's record of ``game`` (None for a game the arena does not know)."""
-    from .catalog import find_game
+    from ..catalog import find_game
 
     return find_game(game)
 
@@ -762,7 +762,7 @@ class Store:
 
     def transaction(self) -> Any:
         """A write transaction (BEGIN IMMEDIATE ... COMMIT), for the modules that keep
-        their own tables in this database (``arena.submissions``)."""
+        their own tables in this database (``arena.store.submissions``)."""
         return _Transaction(self.db)
 
     # --- bots ------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from typing import Any
 
 import msgspec
 
-from .bots import NAME_RULE, valid_name
-from .store import Store, now
+from ..bots import NAME_RULE, valid_name
+from . import Store, now
 
 RECEIVED, BUILDING, CHECKING, ACTIVE, REJECTED, RETIRED = (
     "received",

@@ -1,0 +1,175 @@
+"""``arena author`` (the organiser: who may submit) and ``arena submit`` (an author: send a bot)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from .cli_common import DEFAULT_DB, DbOption, console, err_console, fail, open_store, print_table, user_errors
+
+author_app = typer.Typer(help="Authors: who may submit bots to `arena serve --submissions`.", no_args_is_help=True)
+
+TOKEN_ENV = "ARENA_TOKEN"
+FINAL_STATES = ("active", "rejected")
+WAIT_POLL_S = 2.0
+
+
+@author_app.command("add")
+def author_add(name: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = DEFAULT_DB) -> None:
+    """Create an author and print their token, once: only its hash is stored."""
+    from .store.submissions import Submissions
+
+    with user_errors():
+        author, token = Submissions(open_store(db, must_exist=False)).add_author(name)
+    console.print(f"author {author.name} added to {db}; their token (shown only this once):", markup=False)
+    print(token, flush=True)
+    err_console.print(
+        f"give it to {author.name}: `ARENA_TOKEN=... arena submit BOT_DIR --server URL` (or --token-file FILE),"
+        " or paste it to sign in on the web",
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+@author_app.command("list")
+def author_list(db: DbOption = DEFAULT_DB) -> None:
+    """The authors, the bot names they own and their submissions."""
+    from .store.submissions import Submissions
+
+    with user_errors():
+        store = open_store(db, read_only=True)
+        subs = Submissions(store)
+        owned: dict[int, list[str]] = {}
+        for name, author_id in store.db.execute("SELECT name, author_id FROM bot_owners ORDER BY name"):
+            owned.setdefault(author_id, []).append(name)
+        table = Table(title=f"Authors in {db}")
+        for column in ("author", "created", "revoked", "bots", "submissions"):
+            table.add_column(column)
+        for a in subs.authors():
+            table.add_row(
+                escape(a.name),
+                a.created,
+                a.revoked or "",
+                escape(", ".join(owned.get(a.id, []))),
+                str(len(subs.of_author(a.id))),
+            )
+        print_table(table)
+
+
+@author_app.command("revoke")
+def author_revoke(name: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = DEFAULT_DB) -> None:
+    """Stop an author's token at once (and end their browser sessions); their bots stay."""
+    from .store.submissions import Submissions
+
+    with user_errors():
+        author = Submissions(open_store(db)).revoke(name)
+    console.print(f"revoked {author.name}'s token (since {author.revoked})", markup=False)
+
+
+def submit_cmd(
+    bot_dir: Annotated[Path, typer.Argument(help="The bot folder (with its bot.toml).", metavar="BOT_DIR")],
+    server: Annotated[str, typer.Option("--server", help="The arena's address, e.g. https://arena.example.org")],
+    token_file: Annotated[
+        Path | None, typer.Option("--token-file", help=f"A file holding your token (else ${TOKEN_ENV}).")
+    ] = None,
+    wait: Annotated[bool, typer.Option("--wait", help="Wait until it is active or rejected, and show why.")] = False,
+) -> None:
+    """Submit a bot to an arena: pack the folder, upload it, print where to follow it."""
+    from .bots import BotError
+    from .uploads import UploadLimits, pack_upload
+
+    token = _token(token_file)
+    base = _base_url(server)
+    try:
+        data = pack_upload(bot_dir)
+    except BotError as exc:
+        fail(str(exc))
+    limit = UploadLimits().packed_bytes
+    if len(data) > limit:
+        fail(f"{bot_dir}: packs to {len(data) / 2**20:.1f} MiB, above the {limit / 2**20:.0f} MiB an upload may be")
+    answer = _call(base, "/api/submissions", token, data)
+    url = urllib.parse.urljoin(base, str(answer.get("url", "")))
+    console.print(
+        f"submitted {answer['name']}:{answer['version']} as submission {answer['id']} ({answer['state']}): {url}",
+        markup=False,
+        soft_wrap=True,
+    )
+    if wait:
+        _wait(base, token, int(answer["id"]))
+
+
+def _token(token_file: Path | None) -> str:
+    if token_file is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            fail(f"--token-file {token_file}: {exc.strerror or exc}")
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        fail(f"no token: set {TOKEN_ENV} or give --token-file (the organiser's `arena author add` made it)")
+    if any(ch.isspace() or not ch.isprintable() for ch in token):
+        fail("the token holds spaces or control characters: give it as the organiser printed it")
+    return token
+
+
+def _base_url(server: str) -> str:
+    parsed = urllib.parse.urlsplit(server)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        fail(f"--server {server!r}: give the arena's address as http(s)://HOST[:PORT]")
+    return server.rstrip("/") + "/"
+
+
+def _call(base: str, path: str, token: str, body: bytes | None = None) -> dict[str, Any]:
+    """One request to the arena's API: its JSON, or the server's one-line error and exit 1."""
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+    if body is not None:
+        headers["Content-Type"] = "application/gzip"
+    request = urllib.request.Request(urllib.parse.urljoin(base, path.lstrip("/")), body, headers)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            answer: dict[str, Any] = json.loads(response.read())
+            return answer
+    except urllib.error.HTTPError as exc:
+        try:
+            message = json.loads(exc.read()).get("error") or exc.reason
+        except (ValueError, AttributeError, OSError):
+            message = exc.reason
+        fail(f"{base} refused it ({exc.code}): {message}", code=1)
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        fail(f"cannot reach {base}: {getattr(reason, 'strerror', None) or reason}", code=1)
+    except ValueError:
+        fail(f"{base} answered something that is not JSON: is it an arena (`arena serve --submissions`)?", code=1)
+
+
+def _wait(base: str, token: str, submission_id: int) -> None:
+    """Follow the submission until it is active or rejected; exit 1 when rejected."""
+    shown = ""
+    while True:
+        found = _call(base, f"/api/submissions/{submission_id}", token)
+        state = str(found.get("state", ""))
+        if state != shown:
+            console.print(f"{state}", markup=False)
+            shown = state
+        if state in FINAL_STATES:
+            break
+        time.sleep(WAIT_POLL_S)
+    report = found.get("report") or {}
+    for check in report.get("checks", []):
+        if not check.get("ok") and not check.get("skipped"):
+            console.print(f"FAIL {check.get('name')}: {check.get('detail')}", markup=False, soft_wrap=True)
+    if report.get("error"):
+        console.print(str(report["error"]), markup=False, soft_wrap=True)
+    if state == "rejected":
+        raise typer.Exit(1)
