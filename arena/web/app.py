@@ -30,10 +30,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..render.common import ms_text
 from . import caveats, charts, downloads
+from .authors import account, author_routes
 from .data import Unavailable, WebError
 from .games_query import GamesAsked, filter_params, list_query, page_numbers, page_offset, parse_faults, short_time
 from .pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
-from .submit import SubmitOptions, Writer
+from .submit import PRIVATE, SubmitOptions, Writer
 from .submit import routes as submission_routes
 from .transport import Conditional
 
@@ -202,8 +203,11 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         return Response(msgspec.json.encode(data), status, media_type="application/json")
 
     def html(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
-        body = env.get_template(template).render(path=request.url.path, db=str(site.db.path), **context)
-        return HTMLResponse(body, code)
+        signed_in = None if writer is None else account(writer, request)  # the header's "Sign in" or name
+        body = env.get_template(template).render(
+            path=request.url.path, db=str(site.db.path), submissions=writer is not None, account=signed_in, **context
+        )
+        return HTMLResponse(body, code, headers=PRIVATE if signed_in is not None else None)
 
     def page(template: str, load: Callable[[Request], dict[str, Any]]) -> tuple[Callable[..., Response], ...]:
         """An HTML endpoint and its JSON twin over the same data."""
@@ -343,7 +347,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     if writer is not None:
-        routes[:0] = submission_routes(writer)
+        routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html)]
 
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, WebError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,13 @@ from starlette.routing import Route
 from ..store import Store
 from ..store.submissions import Author, Submission, SubmissionError, Submissions
 from ..uploads import UploadError, UploadLimits, receive_upload
+from .data import Database
+from .evidence import bot_evidence
+
+COOKIE = "arena_session"
+"""The cookie of a signed-in browser (``Submissions.open_session``)."""
+PRIVATE = {"cache-control": "private, no-store", "vary": "Authorization, Cookie"}
+"""An author's own answers: kept by no cache, shared or not."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,14 +63,36 @@ class Writer:
                 author, received.name, received.version, received.digest, received.archive, self.options.per_hour
             )
 
-    def mine(self, author: Author, submission_id: int | None = None) -> Any:
+    def mine(self, author: Author) -> list[dict[str, Any]]:
         with self.lock:
-            if submission_id is None:
-                return [public(s) for s in self.submissions.of_author(author.id)]
-            found = self.submissions.get(submission_id)
-        if found is None or found.author_id != author.id:  # another author's: as if missing
-            raise SubmissionError(404, f"no submission {submission_id} of yours")
-        return {**public(found), "report": found.report}
+            return [public(s) for s in self.submissions.of_author(author.id)]
+
+    def own(self, author: Author, raw_id: str) -> Submission:
+        """The author's submission ``raw_id``: 404 for another author's, as for a missing
+        one, so that the ids of others are not confirmed."""
+        found = None
+        if raw_id.isascii() and raw_id.isdigit() and len(raw_id) <= 18:
+            with self.lock:
+                found = self.submissions.get(int(raw_id))
+        if found is None or found.author_id != author.id:
+            raise SubmissionError(404, f"no submission {raw_id[:40]!r} of yours")
+        return found
+
+    def session(self, cookie: str) -> tuple[Author, str] | None:
+        """The signed-in author of a browser's session cookie and its CSRF token."""
+        if not cookie:
+            return None
+        with self.lock:
+            return self.submissions.session(cookie)
+
+    def sign_in(self, token: str) -> tuple[str, str]:
+        """A new session for the token's author (401 otherwise): its cookie and CSRF token."""
+        with self.lock:
+            return self.submissions.open_session(self.submissions.author_for(token))
+
+    def sign_out(self, cookie: str) -> None:
+        with self.lock:
+            self.submissions.close_session(cookie)
 
     def close(self) -> None:
         self.store.close()
@@ -83,22 +113,36 @@ def public(s: Submission) -> dict[str, Any]:
     }
 
 
-async def read_capped(request: Request, cap: int) -> bytes:
-    """The request's body, refused with 413 as soon as it is known to pass ``cap``."""
+def detail(submission: Submission, reader: Database) -> dict[str, Any]:
+    """A submission as its author sees it: its state, the pipeline's report, and once on
+    the ladder its bot's stderr and faults (read on the read-only pool)."""
+    with reader.store() as store:
+        evidence = bot_evidence(store, submission)
+    return {**public(submission), "report": submission.report, **evidence}
+
+
+async def capped_body(request: Request, cap: int) -> AsyncGenerator[bytes, None]:
+    """The request's body as it comes, refused with 413 as soon as it is known to pass
+    ``cap`` (by its Content-Length before a byte is read, else as it grows)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
         raise UploadError(413, f"the upload is {int(declared) / 2**20:.1f} MiB: at most {cap / 2**20:.1f} MiB packed")
-    body = bytearray()
+    seen = 0
     async for chunk in request.stream():
-        body += chunk
-        if len(body) > cap:
+        seen += len(chunk)
+        if seen > cap:
             raise UploadError(413, f"the upload is more than {cap / 2**20:.1f} MiB: at most that packed")
-    return bytes(body)
+        yield chunk
 
 
-def routes(writer: Writer) -> list[Route]:
+async def read_capped(request: Request, cap: int) -> bytes:
+    """The request's body, refused with 413 as soon as it is known to pass ``cap``."""
+    return b"".join([chunk async for chunk in capped_body(request, cap)])
+
+
+def routes(writer: Writer, reader: Database) -> list[Route]:
     def answer(data: Any, status: int = 200) -> Response:
-        return Response(msgspec.json.encode(data), status, media_type="application/json")
+        return Response(msgspec.json.encode(data), status, media_type="application/json", headers=PRIVATE)
 
     def refused(exc: SubmissionError | UploadError) -> Response:
         return answer({"error": exc.message}, exc.status)
@@ -119,14 +163,11 @@ def routes(writer: Writer) -> list[Route]:
             return refused(exc)
 
     def one(request: Request) -> Response:
-        raw = request.path_params["submission_id"]
         try:
-            author = writer.author(request)
-            if not raw.isdigit() or len(raw) > 18:
-                raise SubmissionError(404, f"no submission {raw[:40]!r} of yours")
-            return answer(writer.mine(author, int(raw)))
+            found = writer.own(writer.author(request), request.path_params["submission_id"])
         except SubmissionError as exc:
             return refused(exc)
+        return answer(detail(found, reader))
 
     return [
         Route("/api/submissions", post, methods=["POST"]),
