@@ -29,6 +29,7 @@ from .cli_common import (
     warn_about,
 )
 from .cli_gauntlet import gauntlet_cmd
+from .cli_ladder import ladder_app
 from .cli_results import games_cmd, leaderboard_cmd
 from .cli_sandbox import check_games, open_sandbox, prepare
 from .cli_tournaments import tournament_app
@@ -262,6 +263,7 @@ app.add_typer(image_app, name="image")
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(author_app, name="author")
+app.add_typer(ladder_app, name="ladder")
 
 
 @image_app.command("build")

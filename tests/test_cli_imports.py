@@ -160,6 +160,7 @@ def test_every_command_is_registered_in_its_place() -> None:
         "bot",
         "tournament",
         "author",
+        "ladder",
     ]
     tournament = group.commands["tournament"]
     assert isinstance(tournament, typer.core.TyperGroup)
