@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -85,18 +84,9 @@ def submit_cmd(
     wait: Annotated[bool, typer.Option("--wait", help="Wait until it is active or rejected, and show why.")] = False,
 ) -> None:
     """Submit a bot to an arena: pack the folder, upload it, print where to follow it."""
-    from .bots import BotError
-    from .uploads import UploadLimits, pack_upload
-
     token = _token(token_file)
     base = _base_url(server)
-    try:
-        data = pack_upload(bot_dir)
-    except BotError as exc:
-        fail(str(exc))
-    limit = UploadLimits().packed_bytes
-    if len(data) > limit:
-        fail(f"{bot_dir}: packs to {len(data) / 2**20:.1f} MiB, above the {limit / 2**20:.0f} MiB an upload may be")
+    data = _packed(bot_dir)
     answer = _call(base, "/api/submissions", token, data)
     url = urllib.parse.urljoin(base, str(answer.get("url", "")))
     console.print(
@@ -106,6 +96,23 @@ def submit_cmd(
     )
     if wait:
         _wait(base, token, int(answer["id"]))
+
+
+def _packed(bot_dir: Path) -> bytes:
+    """The upload of ``bot_dir``, put through the server's own checks first (at the
+    default caps): what the server would refuse is refused here, with its message."""
+    from .bots import BotError
+    from .uploads import UploadError, pack_upload, receive_upload
+
+    try:
+        data = pack_upload(bot_dir)
+        with tempfile.TemporaryDirectory(prefix="arena-submit-") as work:
+            receive_upload(data, Path(work))
+    except UploadError as exc:
+        fail(f"{bot_dir}: {exc.message}")
+    except BotError as exc:
+        fail(str(exc))
+    return data
 
 
 def _token(token_file: Path | None) -> str:
@@ -132,6 +139,9 @@ def _base_url(server: str) -> str:
 
 def _call(base: str, path: str, token: str, body: bytes | None = None) -> dict[str, Any]:
     """One request to the arena's API: its JSON, or the server's one-line error and exit 1."""
+    import urllib.error
+    import urllib.request
+
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
     if body is not None:
         headers["Content-Type"] = "application/gzip"

@@ -34,7 +34,7 @@ from .cli_common import (
 
 if TYPE_CHECKING:
     from .match import GameResult
-    from .store import StoredBot
+    from .store import Store, StoredBot, Tournament
 
 ladder_app = typer.Typer(
     help="The ladder: submitted bots, built, checked and rated continuously.", no_args_is_help=True
@@ -45,13 +45,26 @@ ladder_app = typer.Typer(
 def ladder_run(
     db: DbOption = DEFAULT_DB,
     name: Annotated[str, typer.Option(help="The ladder's name (a tournament of that name).")] = "ladder",
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = "nimmt",
+    game: Annotated[str | None, typer.Option(help=f"{GAME_HELP} Default nimmt.", show_default=False)] = None,
     variant: VariantOption = None,
     set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
     table_size: Annotated[int, typer.Option(help="Seats per game.", min=2, max=10)] = 4,
+    deals_per_table: Annotated[
+        int,
+        typer.Option(
+            help="Deals a table plays, each in every seat rotation (when it is created); 0: as many as fill about"
+            " 10 s, at the pace of the ladder's games.",
+            min=0,
+        ),
+    ] = 0,
     seed: Annotated[int | None, typer.Option(help="The ladder's seed (when it is created).")] = None,
     concurrency: Annotated[int, typer.Option(help="Tables played at once (on one machine).", min=1)] = 2,
-    sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
+    sandbox_name: Annotated[
+        str,
+        typer.Option(
+            "--sandbox", help=f"Where submissions are built and checked (and played, without --cluster): {SANDBOX_HELP}"
+        ),
+    ] = "auto",
     move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = 60.0,
@@ -61,71 +74,114 @@ def ladder_run(
 ) -> None:
     """Run the ladder until Ctrl-C: build and check each submission as it arrives, and keep
     playing duplicate-deal tables among the active bots, where ratings are least certain."""
-    import msgspec
     import trio
 
-    from .catalog import get_game
     from .cli_sandbox import open_sandbox
     from .ladder import Ladder
-    from .match import TimeLimits
     from .pipeline import Pipeline
-    from .tournament import OnThisMachine, Progress, TournamentConfig, sigterm_as_ctrl_c, until_interrupted, variant_of
+    from .store import StoreError
+    from .tournament import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
 
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
-        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, sandbox_name)
+        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, "auto")
         store = open_store(db, must_exist=False)
+        held.callback(store.close)
         tournament = store.get_tournament(name)
         if tournament is None:
-            settings = msgspec.to_builtins(
-                get_game(game).rules.parse_settings(game_settings(set_, variant, None), table_size)
+            tournament = create(
+                store, name, game or "nimmt", variant, set_, table_size, deals_per_table, seed, move_time
             )
-            limits = TimeLimits(round(move_time * 1000))
-            config = {
-                **msgspec.to_builtins(TournamentConfig([], table_size, 1, limits)),
-                "ladder": {"table_size": table_size},
-            }
-            seed = random.randrange(2**31) if seed is None else seed
-            tournament = store.create_tournament(name, game, variant_of(settings), settings, seed, config)
-            console.print(f"ladder {name} created: {game}, tables of {table_size}, seed {seed}", markup=False)
         elif "ladder" not in tournament.config:
             fail(f"{name!r} is a tournament, not a ladder: choose another --name")
-        held.enter_context(store.lease(tournament.id))  # one ladder run at a time
-        store.set_status(tournament.id, "running")
-        sandbox = open_sandbox(sandbox_name if on_cluster is None else "auto")
+        elif game is not None and game != tournament.game:
+            fail(f"--game {game}: ladder {name!r} plays {tournament.game}")
+        try:
+            held.enter_context(store.lease(tournament.id))  # one ladder run at a time
+        except StoreError as exc:
+            fail(str(exc), code=1)
+        sandbox = open_sandbox(sandbox_name)  # the pipeline builds and checks here, also with --cluster
+        player: Any
         if on_cluster is None:
-            player: Any = OnThisMachine(sandbox, concurrency)
-            send = None
+            player = OnThisMachine(sandbox, concurrency)
+
+            def ready(bot: StoredBot) -> None:
+                sandbox.prepare(bot.load(), progress=lambda line: None)
         else:
             from .cluster import OnCluster
 
-            player, send = OnCluster(on_cluster, on_cluster.workers()), on_cluster.send_bots
-        size = int(tournament.config["ladder"]["table_size"])
+            player = OnCluster(on_cluster, on_cluster.workers())
+
+            def ready(bot: StoredBot) -> None:
+                on_cluster.send_bots([bot])
+
+        store.set_workers(tournament.id, player.nodes)  # for the ladder's web page
+        store.set_status(tournament.id, "running")
         work = db.with_name(f"{db.stem}-submissions")
         work.mkdir(mode=0o700, exist_ok=True)
         pipeline = Pipeline(db, sandbox, work, progress=say)
         held.callback(pipeline.close)
 
         class Games(Progress):
-            count = 0
-
             def game_stored(self, result: GameResult, bots: list[StoredBot]) -> None:
-                self.count += 1
-                say(game_line(self.count, result, bots))
+                ladder.games += 1
+                say(game_line(ladder.games, result, bots))
 
-        ladder = Ladder(store, tournament, player, size, Games(), on_batch=send or (lambda bots: None), say=say)
+        ladder = Ladder(store, tournament, player, ready, Games(), say)
+        held.callback(ladder.close)
 
         async def main() -> None:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(pipeline.run)
                 nursery.start_soon(ladder.run)
 
-        console.print(f"ladder {name} on {db}: Ctrl-C stops it; `arena ladder run --name {name}` goes on", markup=False)
+        again = f"arena ladder run --name {name} --db {db}"
+        console.print(
+            f"ladder {name} · {tournament.game} · tables of {ladder.spec.table_size} · seed {tournament.seed} · {db}:"
+            " Ctrl-C stops it",
+            markup=False,
+            soft_wrap=True,
+        )
         try:
             trio.run(until_interrupted, main)
-        finally:
-            with contextlib.suppress(Exception):
+        except BaseException:
+            with contextlib.suppress(StoreError):
                 store.set_status(tournament.id, "interrupted")
+            err_console.print(f"[yellow]every finished game is stored; go on with:[/] {again}", soft_wrap=True)
+            raise
+
+
+def create(
+    store: Store,
+    name: str,
+    game: str,
+    variant: str | None,
+    set_: list[str],
+    table_size: int,
+    deals_per_table: int,
+    seed: int | None,
+    move_time: float,
+) -> Tournament:
+    """The ladder's tournament row, on its first run (its seed fixed from then on)."""
+    import msgspec
+
+    from .catalog import get_game
+    from .ladder import LadderSpec, ladder_config
+    from .match import TimeLimits
+    from .tournament import TournamentConfig, variant_of
+
+    settings = msgspec.to_builtins(get_game(game).rules.parse_settings(game_settings(set_, variant, None), table_size))
+    config = TournamentConfig([], table_size, 1, TimeLimits(round(move_time * 1000)))
+    seed = random.randrange(2**31) if seed is None else seed
+    tournament = store.create_tournament(
+        name, game, variant_of(settings), settings, seed, ladder_config(config, LadderSpec(table_size, deals_per_table))
+    )
+    console.print(
+        f"ladder {name} created: {game}, tables of {table_size},"
+        f" {f'{deals_per_table} deals' if deals_per_table else 'deals to fill about 10 s'} a table, seed {seed}",
+        markup=False,
+    )
+    return tournament
 
 
 def say(line: str) -> None:
@@ -153,7 +209,15 @@ def ladder_show(
         tournament = store.get_tournament(name)
         if tournament is None or "ladder" not in tournament.config:
             fail(f"no ladder {name!r} in {db} (`arena ladder run` makes it)")
-        print_board(leaderboard(store, tournament.game, tournament.variant, tournament.name), f"Ladder: {name}")
+        rows = leaderboard(store, tournament.game, tournament.variant, tournament.name)
+        print_board(rows, f"Ladder: {name}")
+        on_board = {r.bot for r in rows}
+        active = Submissions(store).active()
+        for s in active:
+            if s.ref not in on_board:
+                console.print(f"active, no games yet: {s.ref} by {s.author}", markup=False)
+        if not active:
+            console.print("no bot active yet (`arena ladder run` builds and checks what authors submit)", markup=False)
         waiting = Submissions(store).in_states(*WAITING)
         for s in waiting:
             console.print(f"waiting: {s.ref} by {s.author}, {s.state} since {s.updated}", markup=False)

@@ -122,6 +122,8 @@ def tournament_run(
             if tournament is None:
                 known = ", ".join(store.tournament_names()) or "none yet"
                 fail(f"no tournament {name!r} in {db} (there are: {known})")
+            if "ladder" in tournament.config:  # no schedule: its tables follow the submissions
+                fail(f"{name!r} is a ladder: arena ladder run --name {name}")
             if "gauntlet" in tournament.config:  # its schedule is played only as far as its test needs
                 fail(f"{name!r} is a gauntlet: arena gauntlet --resume --name {name}")
             if game is not None and game != tournament.game:

@@ -49,5 +49,7 @@ def schedule_of(tournament: Tournament) -> list[Match]:
 
 def resume_command(tournament: Tournament, db: object) -> str:
     """The command that goes on with an interrupted tournament (the CLI and the web say it)."""
+    if "ladder" in tournament.config:
+        return f"arena ladder run --name {tournament.name} --db {db}"
     command = "arena gauntlet" if "gauntlet" in tournament.config else "arena tournament run"
     return f"{command} --resume --name {tournament.name} --db {db}"

@@ -21,6 +21,7 @@ import msgspec
 import trio
 
 from . import replay as replay_files
+from .bots import Bot
 from .league import schedule_of
 from .match import GameResult, MatchSpec, TimeLimits
 from .referee import TimedGames, play_match
@@ -174,7 +175,7 @@ async def run_tournament(
     progress.started(total, len(done))
     loaded = [bot.load() for bot in bots]
     matches = trio.CapacityLimiter(player.at_once)
-    writer = _Writer(store)
+    writer = GameWriter(store)
     played = 0
 
     async def run(match: Match) -> None:
@@ -183,17 +184,8 @@ async def run_tournament(
         if not remaining:
             return
         async with matches:
-            recorder = _Recorder(writer, tournament, match, bots, progress)
-            spec = MatchSpec(
-                tournament.game,
-                tournament.settings,
-                [loaded[b] for b in match.bots],
-                [msgspec.structs.replace(match.games[i], game_no=i) for i in remaining],
-                config.limits,
-                fair_time=config.fair_time,
-            )
-            await player.play(spec, recorder.match_bots, recorder.game_over)
-            played += recorder.stored
+            stored = await play_and_store(player, writer, tournament, config, match, bots, loaded, progress, remaining)
+            played += stored  # not `played += await ...`: that reads `played` before the match
             matches.total_tokens = player.at_once  # on a cluster, workers come and go
 
     async with trio.open_nursery() as outer:
@@ -209,7 +201,34 @@ async def run_tournament(
     return played
 
 
-class _Writer:
+async def play_and_store(
+    player: Player,
+    writer: GameWriter,
+    tournament: Tournament,
+    config: TournamentConfig,
+    match: Match,
+    bots: list[StoredBot],
+    loaded: list[Bot],
+    progress: Progress,
+    game_nos: list[int],
+) -> int:
+    """Play games ``game_nos`` of ``match`` (``bots`` and ``loaded``: the bots its indices
+    name, stored and loaded), each handed to ``writer`` as it ends; returns how many.
+    A round robin plays its schedule through it, the ladder one table at a time."""
+    recorder = _Recorder(writer, tournament, match, bots, progress)
+    spec = MatchSpec(
+        tournament.game,
+        tournament.settings,
+        [loaded[b] for b in match.bots],
+        [msgspec.structs.replace(match.games[i], game_no=i) for i in game_nos],
+        config.limits,
+        fair_time=config.fair_time,
+    )
+    await player.play(spec, recorder.match_bots, recorder.game_over)
+    return recorder.stored
+
+
+class GameWriter:
     """Stores finished games in a worker thread, in the order they end, so that writing
     never holds up the referee's event loop (and so the bots' clocks)."""
 
@@ -242,7 +261,7 @@ class _Recorder:
 
     def __init__(
         self,
-        writer: _Writer,
+        writer: GameWriter,
         tournament: Tournament,
         match: Match,
         bots: list[StoredBot],

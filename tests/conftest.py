@@ -196,8 +196,8 @@ def serving(
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    output = proc.stdout.read() if proc.stdout else ""
-                    raise RuntimeError(f"arena serve did not come up: {output}") from None
+                    said = proc.stdout.read() if proc.stdout else ""
+                    raise RuntimeError(f"arena serve did not come up: {said}") from None
                 time.sleep(0.1)
         yield url
     finally:

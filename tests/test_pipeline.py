@@ -5,27 +5,45 @@ and a pipeline killed mid-build builds it again on its next start."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import tempfile
 import textwrap
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
+from arena import pipeline
 from arena.botcheck import Check
 from arena.bundle import pack
-from arena.pipeline import Pipeline, report_of
-from arena.sandbox import choose_sandbox
+from arena.pipeline import REPORT_BYTES, failure, report_of
+from arena.sandbox import choose_sandbox, images
+from arena.sandbox.base import Sandbox
+from arena.sandbox.local import READY_MARKER, prepared_dir
 from arena.store import Store
-from arena.store.submissions import ACTIVE, BUILDING, RECEIVED, REJECTED, RETIRED, Author, Submission, Submissions
+from arena.store.submissions import (
+    ACTIVE,
+    BUILDING,
+    CHECKING,
+    RECEIVED,
+    REJECTED,
+    RETIRED,
+    Author,
+    Submission,
+    Submissions,
+)
 
 from .conftest import SAMPLES, MakeBot
 
@@ -47,6 +65,8 @@ def sample(base: Path, name: str, version: str = "1.0") -> Path:
     shutil.copytree(SAMPLES / "random", folder)
     text = (folder / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
     (folder / "bot.toml").write_text(text.replace('version = "1.0.0"', f'version = "{version}"'))
+    with open(folder / "bot.py", "a") as code:  # new code each run: nothing built before serves it
+        code.write(f"\n# {uuid.uuid4()}\n")
     for path in (base / "folders", folder, *folder.rglob("*")):
         os.chmod(path, 0o755)
     return folder
@@ -70,15 +90,18 @@ def state(db: Path, submission_id: int) -> Submission:
     return found
 
 
-def process(db: Path, base: Path, *ids: int) -> list[Submission]:
-    sandbox, _ = choose_sandbox("local")
+def process(
+    db: Path, base: Path, *ids: int, progress: Callable[[str], None] = print, sandbox: Sandbox | None = None
+) -> list[Submission]:
+    """Each submission of ``ids`` through the pipeline, in the local sandbox unless told."""
+    sandbox = sandbox or choose_sandbox("local")[0]
 
     async def main() -> list[Submission]:
-        pipeline = Pipeline(db, sandbox, base / "work", move_ms=2000)
-        try:
-            return [await pipeline.process(state(db, i)) for i in ids]
-        finally:
-            pipeline.close()
+        with Store(db) as store:
+            work = base / "work"
+            return [
+                await pipeline.process(store, sandbox, work, state(db, i), progress=progress, move_ms=2000) for i in ids
+            ]
 
     return trio.run(main)
 
@@ -86,13 +109,18 @@ def process(db: Path, base: Path, *ids: int) -> list[Submission]:
 def test_a_good_submission_ends_active_and_playable(base: Path) -> None:
     db = base / "arena.db"
     s = submitted(db, "ada", sample(base, "nimble"))
-    (done,) = process(db, base, s.id)
+    seen = [state(db, s.id).state]
+    (done,) = process(db, base, s.id, progress=lambda line: seen.append(state(db, s.id).state))
+    assert seen == [RECEIVED, BUILDING, CHECKING, ACTIVE]
     assert done.state == ACTIVE and done.report["error"] == ""
-    assert done.report["checks"] and all(c["ok"] or c["skipped"] for c in done.report["checks"])
-    assert any("hello" in c["name"] or c["name"] == "start" for c in done.report["checks"])
+    assert done.report["checks"] and all(c["ok"] for c in done.report["checks"])
+    assert {"manifest", "start"} <= {c["name"] for c in done.report["checks"]}
+    assert sum(c["name"].startswith("nimmt: ") for c in done.report["checks"]) >= 3
     with Store(db, read_only=True) as store:
         bot = store.get_bot("nimble:1.0")
         assert bot.id == done.bot_id and bot.hash == s.hash and Path(bot.path).is_dir()
+    # playable at once: this sandbox's sealed, built copy of exactly this code is made
+    assert (prepared_dir(bot.load(), bot.hash) / READY_MARKER).is_file()
 
 
 @pytest.mark.parametrize(
@@ -137,39 +165,66 @@ def test_one_authors_queue_never_holds_up_another(base: Path) -> None:
     order: list[str] = []
 
     async def main() -> None:
-        pipeline = Pipeline(db, sandbox, base / "work", progress=order.append, move_ms=2000)
-        with trio.move_on_after(300):
+        with Store(db) as store, trio.move_on_after(300):
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(pipeline.run, 0.1, 1)
+                run = partial(pipeline.run_pipeline, poll_s=0.1, progress=order.append, builds=1)
+                nursery.start_soon(run, store, sandbox, base / "work")
                 while any(state(db, s.id).state not in (ACTIVE, RETIRED) for s in [*ada, bob]):
                     await trio.sleep(0.2)
                 nursery.cancel_scope.cancel()
-        pipeline.close()
 
     trio.run(main)
     activated = [line.split(":")[0] for line in order if line.endswith("is active")]
     assert activated == [f"submission {i}" for i in (ada[0].id, bob.id, ada[1].id, ada[2].id)], order
 
 
-def test_a_pipeline_killed_mid_build_builds_it_again(base: Path, make_bot: MakeBot) -> None:
+def slow(base: Path, name: str, version: str = "1.0", seconds: int = 4) -> Path:
+    """A good bot whose build takes ``seconds``."""
+    folder = sample(base, name, version)
+    with open(folder / "bot.toml", "a") as manifest:
+        manifest.write(f'build = "sleep {seconds}"\n')
+    return folder
+
+
+def test_builds_run_side_by_side_one_per_author_at_most_builds(base: Path) -> None:
     db = base / "arena.db"
-    slow = make_bot("slow", "")
-    manifest = (SAMPLES / "random" / "bot.toml").read_text().replace('name = "random"', 'name = "slow"')
-    (slow / "bot.toml").write_text(manifest.replace('version = "1.0.0"', 'version = "1.0"') + 'build = "sleep 4"\n')
-    # new content each run: a prepared copy is kept per content, and this one must be built
-    code = (SAMPLES / "random" / "bot.py").read_text() + f"\n# {uuid.uuid4()}\n"
-    (slow / "bot.py").write_text(code)
-    named = slow.with_name("slow-1.0")
-    slow.rename(named)
-    s = submitted(db, "ada", named)
+    queued = [submitted(db, "ada", slow(base, "ada-bot", f"1.{n}")) for n in range(2)]
+    queued += [submitted(db, who, slow(base, f"{who}-bot")) for who in ("bob", "carol")]
+    sandbox, _ = choose_sandbox("local")
+    most = 0
+
+    async def main() -> None:
+        nonlocal most
+        with Store(db) as store, trio.move_on_after(300):
+            async with trio.open_nursery() as nursery:
+                run = partial(pipeline.run_pipeline, poll_s=0.1, builds=2)
+                nursery.start_soon(run, store, sandbox, base / "work")
+                while any(state(db, s.id).state not in (ACTIVE, RETIRED) for s in queued):
+                    now = [state(db, s.id) for s in queued]
+                    busy = [s.author for s in now if s.state in (BUILDING, CHECKING)]
+                    assert len(busy) == len(set(busy)) <= 2, busy
+                    most = max(most, len(busy))
+                    await trio.sleep(0.1)
+                nursery.cancel_scope.cancel()
+
+    trio.run(main)
+    assert [state(db, s.id).state for s in queued] == [RETIRED, ACTIVE, ACTIVE, ACTIVE]  # ada's 1.1 replaced 1.0
+    assert most == 2, "two authors' builds side by side"
+
+
+def test_a_pipeline_killed_mid_build_builds_it_again(base: Path) -> None:
+    db = base / "arena.db"
+    s = submitted(db, "ada", slow(base, "slow"))
     script = textwrap.dedent(
         f"""
         import trio
         from pathlib import Path
-        from arena.pipeline import Pipeline
+        from functools import partial
+        from arena.pipeline import run_pipeline
         from arena.sandbox import choose_sandbox
-        pipeline = Pipeline(Path({str(db)!r}), choose_sandbox("local")[0], Path({str(base / "work")!r}), print)
-        trio.run(pipeline.run, 0.1)
+        from arena.store import Store
+        run = partial(run_pipeline, poll_s=0.1, progress=print)
+        trio.run(run, Store(Path({str(db)!r})), choose_sandbox("local")[0], Path({str(base / "work")!r}))
         """
     )
 
@@ -197,8 +252,118 @@ def test_a_pipeline_killed_mid_build_builds_it_again(base: Path, make_bot: MakeB
         assert [b.ref for b in store.list_bots()] == ["slow:1.0"]
 
 
-def test_a_report_is_bounded() -> None:
-    checks = [Check(f"check {n}", n != 3, "x" * 10_000, stderr="y" * 100_000) for n in range(200)]
-    report = report_of(checks, ["line"] * 1000)
-    assert len(report["checks"]) == 60 and report["error"].startswith("check 3: ")
-    assert len(str(report)) < 600_000 and all(len(c["stderr"]) <= 4001 for c in report["checks"])
+def test_a_report_is_bounded_and_keeps_the_failures_evidence() -> None:
+    """However much a bot writes, the stored report stays under 64 KB, and the failure
+    that decided keeps its evidence even behind many passed checks that wrote a lot."""
+    checks = [Check(f"check {n}", n != 150, "x" * 10_000, stderr="y" * 100_000) for n in range(200)]
+    checks[150].stderr = "Traceback: the real reason" + "z" * 100_000 + "the last line"
+    report = report_of(checks, ["line\nwith a break"] * 1000, "")
+    assert len(json.dumps(report)) <= REPORT_BYTES
+    assert report["error"].startswith("check 150: xxx") and len(report["error"]) <= 301
+    failed = next(c for c in report["checks"] if not c["ok"])
+    assert failed["name"] == "check 150" and failed["stderr"].endswith("the last line")
+    assert len(failed["stderr"]) <= 4001 and failed["detail"].startswith("xxx")
+    assert [c["name"] for c in report["checks"][:3]] == ["check 0", "check 1", "check 2"]
+    assert len(report["checks"]) == 200  # every verdict, evidence as far as it goes
+
+
+def test_a_report_error_is_one_line_and_its_own_error_comes_first() -> None:
+    report = report_of([Check("start", False, "no")], ["building"], "the build failed\n  at line 3")
+    assert report["error"] == "the build failed at line 3"
+    assert report["build"] == "building" and report["checks"][0]["detail"] == "no"
+    assert report_of([Check("start", True), Check("x", False, skipped=True)], [])["error"] == ""
+
+
+def test_a_build_that_loops_is_killed_at_the_cap(
+    base: Path, make_bot: MakeBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("arena.sandbox.local.BUILD_SECONDS", 3)  # the sandbox's cap, shortened
+    manifest = 'name = "loop"\nversion = "1.0"\nlanguage = "python"\nbuild = "while :; do :; done"\n'
+    folder = make_bot("loop", "", manifest=manifest + 'run = "python3 bot.py"\ngames = ["nimmt"]\n')
+    s = submitted(db := base / "arena.db", "mallory", folder.rename(folder.with_name("loop-1.0")))
+    (done,) = process(db, base, s.id)
+    assert done.state == REJECTED and "killed after 3 s" in done.report["error"], done.report
+    assert str(base / "work") not in json.dumps(done.report), "the server's folders are not the author's business"
+
+
+def tampered(db: Path, submission_id: int, column: str, value: object) -> None:
+    """What only someone with the database file could do."""
+    with Store(db) as store, store.transaction():
+        store.db.execute(f"UPDATE submissions SET {column} = ? WHERE id = ?", (value, submission_id))
+
+
+def evil_tar() -> bytes:
+    """A tar whose member climbs out of the folder it is unpacked into."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        member = tarfile.TarInfo("../escaped")
+        member.size = 3
+        tar.addfile(member, io.BytesIO(b"hi\n"))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "words"),
+    [
+        ("archive", evil_tar(), ".."),
+        ("archive", b"not a tar at all" * 100, "tar"),
+        ("hash", "0" * 64, "hash"),
+        ("version", "9.9", "bot.toml says nimble 1.0, the submission nimble 9.9"),
+    ],
+    ids=["climbing member", "not a tar", "other hash", "other version"],
+)
+def test_a_tampered_submission_is_rejected_and_nothing_is_stored(
+    base: Path, column: str, value: object, words: str
+) -> None:
+    db = base / "arena.db"
+    s = submitted(db, "ada", sample(base, "nimble"))
+    tampered(db, s.id, column, value)
+    (done,) = process(db, base, s.id)
+    assert done.state == REJECTED and words in done.report["error"], done.report
+    assert not (base / "escaped").exists() and not (base / "work" / "escaped").exists()
+    with Store(db, read_only=True) as store:
+        assert store.list_bots() == []
+
+
+def test_a_version_stored_meanwhile_with_other_code_is_rejected(base: Path) -> None:
+    db = base / "arena.db"
+    s = submitted(db, "ada", sample(base, "nimble"))
+    with Store(db) as store:  # the organiser's `arena bot add` of other code, same name and version
+        other = store.add_bot(sample(base / "elsewhere", "nimble"))
+    (done,) = process(db, base, s.id)
+    assert done.state == REJECTED and done.bot_id is None
+    assert done.report["error"].startswith("nimble:1.0: nimble 1.0 is already stored with other code"), done.report
+    with Store(db, read_only=True) as store:
+        assert store.list_bots() == [other]
+
+
+@pytest.mark.docker
+def test_in_docker_a_submission_is_built_network_off_checked_and_made_ready(base: Path, docker_sandbox: Any) -> None:
+    """The Docker sandbox: a good submission's image is built and it passes the battery;
+    a build reaching for the network fails, as every bot build runs with none."""
+    db = base / "arena.db"
+    good = submitted(db, "ada", sample(base, "nimble"))
+    reach = sample(base, "reach")
+    (reach / "reach.py").write_text('import socket\nsocket.create_connection(("1.1.1.1", 53), timeout=3)\n')
+    with open(reach / "bot.toml", "a") as manifest:
+        manifest.write('build = "python3 reach.py"\n')
+    bad = submitted(db, "bob", reach)
+    started = time.monotonic()
+    done, refused = process(db, base, good.id, bad.id, sandbox=docker_sandbox)
+    print(f"docker: received to active in {time.monotonic() - started:.1f} s for both")
+    assert done.state == ACTIVE and done.report["error"] == "", done.report
+    assert all(c["ok"] for c in done.report["checks"]) and len(done.report["checks"]) >= 5
+    with Store(db, read_only=True) as store:
+        bot = store.get_bot("nimble:1.0").load()
+    assert images.bot_image(docker_sandbox.client, bot, build_missing=False)  # playable at once: no build left
+    assert refused.state == REJECTED and "failed (exit 1):" in refused.report["error"], refused.report
+    assert "Network is unreachable" in refused.report["error"] and "Traceback" in refused.report["build"]
+
+
+def test_a_failure_reads_as_one_line_without_the_servers_folders() -> None:
+    text = "/srv/work/ab12: the build failed (exit 1):\n  Traceback\n  OSError: no\n\n"
+    assert failure(text, ["/srv/work/ab12", "/srv"], "nimble:1.0") == (
+        "nimble:1.0: the build failed (exit 1): OSError: no",
+        ["  Traceback", "  OSError: no", ""],
+    )
+    assert failure("bad: refused", [], "x:1") == ("bad: refused", [])

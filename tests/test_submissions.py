@@ -144,3 +144,10 @@ def test_a_session_ends_when_it_expires_or_is_closed(subs: Submissions) -> None:
     assert subs.session(cookie) is None
     expired, _ = subs.open_session(ada, seconds=-1)
     assert subs.session(expired) is None
+
+
+def test_an_organisers_bot_name_cannot_be_claimed(subs: Submissions) -> None:
+    ada, _ = subs.add_author("ada")
+    subs.store.add_bot(SAMPLES / "random")  # `arena bot add`: the organiser's
+    assert "organiser's bots" in refused(403, subs.submit, ada, "random", "9.0", DIGEST, b"tar")
+    assert subs.owner("random") is None

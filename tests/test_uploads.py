@@ -8,8 +8,9 @@ import gzip
 import io
 import os
 import subprocess
+import sys
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -50,13 +51,23 @@ def member(
     return add
 
 
-def refused(work: Path, data: bytes, status: int, words: str, limits: UploadLimits = SMALL) -> None:
+def refused(
+    work: Path, data: bytes, status: int, words: str, limits: UploadLimits = SMALL, unpacked: bool = False
+) -> None:
+    """Refused with ``status`` and one line holding ``words``, leaving ``work`` empty; and
+    (unless it takes ``unpacked`` files to know) before writing anything: with a ``work``
+    that does not exist, the same refusal and no folder made."""
     with pytest.raises(UploadError) as caught:
         receive_upload(data, work, limits)
     assert caught.value.status == status, caught.value.message
     assert words in caught.value.message, caught.value.message
     assert "\n" not in caught.value.message and str(work) not in caught.value.message
     assert os.listdir(work) == [], "nothing left behind"
+    if not unpacked:
+        nowhere = work / "never-made"
+        with pytest.raises(UploadError) as again:
+            receive_upload(data, nowhere, limits)
+        assert again.value.message == caught.value.message and not nowhere.exists()
 
 
 def test_a_good_upload_is_the_folder_packed_canonically(tmp_path: Path) -> None:
@@ -72,9 +83,11 @@ def test_a_good_upload_is_the_folder_packed_canonically(tmp_path: Path) -> None:
 
 
 def test_hidden_entries_and_caches_are_left_out_as_bot_add_leaves_them(tmp_path: Path) -> None:
-    data = tar_gz(
-        lambda a: [member(".git/config")(a), member("__pycache__/x.pyc")(a), member(".env", data=b"SECRET")(a)]
-    )
+    def hidden(archive: tarfile.TarFile) -> None:
+        for add in (member(".git/config"), member("__pycache__/x.pyc"), member(".env", data=b"SECRET")):
+            add(archive)
+
+    data = tar_gz(hidden)
     assert receive_upload(data, tmp_path).digest == content_hash(BOT)
 
 
@@ -126,14 +139,84 @@ def test_an_upload_past_the_packed_cap_is_refused_unread(tmp_path: Path) -> None
         (gzip.compress(b"just text, no tar"), 400, "not a tar"),
         (pack_upload(BOT)[:-20], 400, "cut short"),
         (b"", 400, "empty"),
-        (tar_gz(lambda a: None, with_bot=False), 400, "bot.toml"),
-        (tar_gz(member("bot.toml", data=b"name = 'Bad Name'\n"), with_bot=False), 400, "bot.toml"),
     ],
 )
-def test_what_is_no_bot_folder_is_refused(tmp_path: Path, data: bytes, status: int, words: str) -> None:
+def test_what_is_no_gzip_tar_is_refused(tmp_path: Path, data: bytes, status: int, words: str) -> None:
     refused(tmp_path, data, status, words)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        tar_gz(lambda a: None, with_bot=False),
+        tar_gz(member("bot.toml", data=b"name = 'Bad Name'\n"), with_bot=False),
+    ],
+)
+def test_a_folder_without_a_valid_manifest_is_refused(tmp_path: Path, data: bytes) -> None:
+    refused(tmp_path, data, 400, "bot.toml", unpacked=True)
 
 
 def test_the_default_caps_are_the_issues() -> None:
     limits = UploadLimits()
     assert (limits.packed_bytes, limits.unpacked_bytes, limits.files) == (20 * 2**20, 200 * 2**20, 10_000)
+
+
+def gzip_stream(pieces: Iterator[bytes]) -> bytes:
+    """The gzip of ``pieces`` written one by one: a huge tar costs the test no memory."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9, mtime=0) as out:
+        for piece in pieces:
+            out.write(piece)
+    return buffer.getvalue()
+
+
+def zeros(size: int) -> Iterator[bytes]:
+    chunk = bytes(2**20)
+    for start in range(0, size, len(chunk)):
+        yield chunk[: size - start]
+
+
+def test_ten_thousand_and_one_files_are_refused_at_the_default_cap(tmp_path: Path) -> None:
+    def many(archive: tarfile.TarFile) -> None:
+        for n in range(10_001):
+            member(f"f{n}", data=b"")(archive)
+
+    refused(tmp_path, tar_gz(many), 413, "more than 10000 members", UploadLimits())
+
+
+def test_201_mib_of_zeros_is_refused_at_the_default_cap(tmp_path: Path) -> None:
+    size = 201 * 2**20
+    header = tarfile.TarInfo("big")
+    header.size = size
+    data = gzip_stream(iter([header.tobuf(), *zeros(size), bytes(-size % 512 + 1024)]))
+    assert len(data) < UploadLimits().packed_bytes
+    refused(tmp_path, data, 413, "more than 200 MiB, the cap", UploadLimits())
+
+
+def test_a_tar_bomb_past_its_end_is_refused_at_the_cap(tmp_path: Path) -> None:
+    """A good tar followed by zeros: what follows the archive counts too."""
+    data = gzip_stream(iter([gzip.decompress(pack_upload(BOT)), *zeros(5 * 2**20)]))
+    refused(tmp_path, data, 413, "unpacks to more than 4.0 MiB")
+
+
+def test_a_1_gib_gzip_bomb_is_refused_without_inflating_it(tmp_path: Path) -> None:
+    """Refused at the default cap in a process that never grows past a fraction of it."""
+    bomb = tmp_path / "bomb.gz"
+    bomb.write_bytes(gzip_stream(zeros(2**30)))
+    assert bomb.stat().st_size < 2 * 2**20
+    work = tmp_path / "work"
+    work.mkdir()
+    script = (
+        "import sys; from pathlib import Path; from arena.uploads import UploadError, receive_upload\n"
+        "try: receive_upload(Path(sys.argv[1]).read_bytes(), Path(sys.argv[2]))\n"
+        "except UploadError as e: print(e.status, e.message)\n"
+        # VmHWM: this program's peak (ru_maxrss would keep the forking test runner's across exec)
+        "print(int(dict(l.split(':', 1) for l in open('/proc/self/status'))['VmHWM'].split()[0]) // 1024)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(bomb), str(work)], capture_output=True, text=True, timeout=600
+    )
+    refusal, peak_mib = run.stdout.splitlines()
+    assert refusal == "413 the upload unpacks to more than 200.0 MiB, the cap", run.stderr
+    assert int(peak_mib) < 150, f"{peak_mib} MiB at the peak"
+    assert os.listdir(work) == []

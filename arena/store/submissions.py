@@ -181,6 +181,8 @@ class Submissions:
             owner = self.owner(name)
             if owner is not None and owner != author.id:
                 raise SubmissionError(403, f"the bot name {name!r} belongs to another author: choose another name")
+            if owner is None and self.db.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone():
+                raise SubmissionError(403, f"the bot name {name!r} is one of the organiser's bots: choose another name")
             since = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).isoformat(timespec="seconds")
             recent = self.db.execute(
                 "SELECT count(*) FROM submissions WHERE author_id = ? AND received > ?", (author.id, since)

@@ -29,12 +29,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..render.common import ms_text
-from . import caveats, charts, downloads
+from . import caveats, charts, downloads, privacy
 from .authors import account, author_routes
 from .data import Unavailable, WebError
 from .games_query import GamesAsked, filter_params, list_query, page_numbers, page_offset, parse_faults, short_time
+from .ladders import Ladders
 from .pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
-from .submit import PRIVATE, SubmitOptions, Writer
+from .submit import COOKIE, PRIVATE, SubmitOptions, Writer
 from .submit import routes as submission_routes
 from .transport import Conditional
 
@@ -54,7 +55,7 @@ SECURITY_HEADERS = [
 
 CSV_TABLES = (
     "/api/leaderboard", "/api/tournaments", "/api/tournaments/NAME", "/api/bots", "/api/bots/NAME[:VERSION]",
-    "/api/games", "/api/games/ID",
+    "/api/games", "/api/games/ID", "/api/ladder",
 )  # fmt: skip
 """The endpoints whose data are tables: ``format=csv`` gives them as a CSV file."""
 
@@ -71,6 +72,8 @@ API_ENDPOINTS = [
     "/api/games/ID/frames",
     "/api/games/ID/replay?download=",
     "/api/games/ID/duplicate",
+    "/api/ladder",
+    "/api/ladder/NAME",
     # The tables as CSV files (docs/web.md, "CSV downloads"):
     *(f"{table}?format=csv" for table in CSV_TABLES),
 ]
@@ -197,17 +200,24 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
     ``submit``, also the door through which authors submit bots (``arena.web.submit``)."""
     writer = None if submit is None else Writer(Path(db_path), submit)  # creates the database
     site = Site(Path(db_path))
+    ladders = Ladders(site)
     env = _environment()
+    env.globals["ladder_names"] = ladders.names  # the header links the ladder when there is one
 
-    def json(data: Any, status: int = 200) -> Response:
-        return Response(msgspec.json.encode(data), status, media_type="application/json")
+    def json(data: Any, status: int = 200, request: Request | None = None) -> Response:
+        headers = PRIVATE if request is not None and personal(request) else None
+        return Response(msgspec.json.encode(data), status, media_type="application/json", headers=headers)
+
+    def personal(request: Request) -> bool:
+        """Whether the answer holds what only the signed-in author may see (``privacy``)."""
+        return bool(getattr(request.state, "personal", False))
 
     def html(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
         signed_in = None if writer is None else account(writer, request)  # the header's "Sign in" or name
         body = env.get_template(template).render(
             path=request.url.path, db=str(site.db.path), submissions=writer is not None, account=signed_in, **context
         )
-        return HTMLResponse(body, code, headers=PRIVATE if signed_in is not None else None)
+        return HTMLResponse(body, code, headers=PRIVATE if signed_in is not None or personal(request) else None)
 
     def page(template: str, load: Callable[[Request], dict[str, Any]]) -> tuple[Callable[..., Response], ...]:
         """An HTML endpoint and its JSON twin over the same data."""
@@ -221,7 +231,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
                 return Response(
                     text, media_type="text/csv", headers={"content-disposition": f'attachment; filename="{name}"'}
                 )
-            return json(load(request))
+            return json(load(request), request=request)
 
         return as_html, as_json
 
@@ -229,13 +239,18 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         return site.index()
 
     def leaderboard(request: Request) -> dict[str, Any]:
-        return site.leaderboard(
+        data = site.leaderboard(
             text_param(request, "game"),
             text_param(request, "variant"),
             text_param(request, "tournament"),
             text_param(request, "anchor"),
             text_param(request, "board"),
         )
+        shown = data["tournament"] is None and data["anchor"] is None  # the ladder's board: a section of its own
+        return {**data, "ladders": ladders.boards(data["game"]) if shown else []}
+
+    def ladder(request: Request) -> dict[str, Any]:
+        return ladders.page(request.path_params.get("name"))
 
     def tournaments(request: Request) -> dict[str, Any]:
         return site.tournaments()
@@ -250,7 +265,12 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         return site.bots()
 
     def bot(request: Request) -> dict[str, Any]:
-        return site.bot(request.path_params["ref"], int_param(request, "faults_page", 1, 1))
+        """A bot's page; a submitted bot's stderr only for its signed-in author (``privacy``)."""
+        data = site.bot(request.path_params["ref"], int_param(request, "faults_page", 1, 1))
+        with site.db.store() as store:
+            seen = privacy.shown(store, [data["name"]], request.cookies.get(COOKIE, ""))
+        request.state.personal = seen.personal
+        return privacy.bot_page(data) if seen.withheld else data
 
     def games(request: Request, offset: int | None = None) -> dict[str, Any]:
         limit = int_param(request, "limit", 50, 1, GAMES_LIMIT)
@@ -293,10 +313,14 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         """The replay as stored; ``?download=1`` makes the browser save it as a file."""
         game_id = game_id_param(request)
         disposition = "attachment" if int_param(request, "download", 0, 0, 1) else "inline"
+        data = site.replay(game_id)
+        with site.db.store() as store:  # a submitted bot's stderr: its author's only
+            data, seen = privacy.game_replay(store, game_id, data, request.cookies.get(COOKIE, ""))
+        cache = PRIVATE if seen.personal else privacy.SHARED_BUT_PERSONAL if seen.withheld else {}
         return Response(
-            site.replay(game_id),
+            data,
             media_type="application/x-ndjson",
-            headers={"content-disposition": f'{disposition}; filename="game-{game_id}.jsonl"'},
+            headers={"content-disposition": f'{disposition}; filename="game-{game_id}.jsonl"', **cache},
         )
 
     def duplicate(request: Request) -> dict[str, Any]:
@@ -330,6 +354,8 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         ("/bots/{ref:path}", "bot.html", bot),
         ("/games", "games.html", games),
         ("/games/{game_id}", "game.html", game),
+        ("/ladder", "ladder.html", ladder),
+        ("/ladder/{name:path}", "ladder.html", ladder),
     ):
         as_html, as_json = page(template, load)
         routes.append(Route(path, games_page if path == "/games" else as_html))

@@ -57,6 +57,11 @@ def tournament(data: dict[str, Any]) -> Download:
     return file_name("standings", data["name"]), _boards([data["standings"]])
 
 
+def ladder(data: dict[str, Any]) -> Download:
+    """A ladder's board, as ``leaderboard`` writes it."""
+    return file_name("ladder", data["name"]), _boards([data["standings"]])
+
+
 def bots(data: dict[str, Any]) -> Download:
     return file_name("bots"), records_csv(data["bots"], BOT_COLUMNS)
 
@@ -72,6 +77,7 @@ TABLES: dict[str, Callable[[dict[str, Any]], Download]] = {
     "game.html": game,
     "tournaments.html": tournaments,
     "tournament.html": tournament,
+    "ladder.html": ladder,
     "bots.html": bots,
     "bot.html": bot,
 }

@@ -184,6 +184,17 @@
     );
   }
 
+  // A submission in the ladder's pipeline (mirrors templates/ladder.html): never its report.
+  function waitingRow(w) {
+    return el(
+      "tr", {},
+      el("td", {}, w.bot),
+      el("td", {}, w.author),
+      el("td", {}, el("span", { class: "badge status-" + w.state }, w.state)),
+      el("td", { class: "date" }, el("time", { datetime: w.since }, w.since.slice(0, 19).replace("T", " "))),
+    );
+  }
+
   function replaceRows(table, rows, emptyText, columns) {
     const body = table.tBodies[0];
     body.replaceChildren(...(rows.length ? rows : [el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, emptyText))]));
@@ -262,6 +273,8 @@
     }
     const games = root.querySelector("#tournament-games");
     if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", 4);
+    const waiting = root.querySelector("#ladder-waiting");
+    if (waiting && data.waiting) replaceRows(waiting, data.waiting.map(waitingRow), "Nothing waiting.", 4);
     root.dataset.status = health.state;
     root.dataset.updated = String(Date.now());
   }

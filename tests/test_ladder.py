@@ -1,0 +1,438 @@
+"""The ladder: the table choice as a pure function, then real `arena ladder run`
+processes over a real SQLite file with real bots in the local sandbox (bubblewrap), and
+one on a real Dask cluster."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.bundle import pack
+from arena.ladder import (
+    SETTLING,
+    WIDE,
+    LadderSpec,
+    Rated,
+    choose_table,
+    deals_for,
+    ladder_config,
+    rated,
+    spec_of,
+    status_line,
+    table_match,
+    table_rng,
+)
+from arena.match import TimeLimits
+from arena.store import Store, StoredBot
+from arena.store.submissions import Submissions
+from arena.tournament import TournamentConfig
+from leaderboard.board import Row
+
+from .conftest import MakeBot, one_clean_line
+from .test_cluster import Workers, scheduler, workers  # noqa: F401 (fixtures)
+from .test_pipeline import base, sample  # noqa: F401 (a fixture)
+
+ARENA = str(Path(sys.executable).parent / "arena")
+
+# --- the table choice -----------------------------------------------------------------
+
+
+def settled(bot_id: int, elo: float = 1500.0, width: float = 60.0) -> Rated:
+    return Rated(bot_id, elo, width)
+
+
+def new(bot_id: int, elo: float = 1500.0) -> Rated:
+    return Rated(bot_id, elo, math.inf)
+
+
+def test_uncertain_bots_are_chosen_first_far_more_often() -> None:
+    bots = [new(1), *(settled(i) for i in range(2, 8)), Rated(8, 1500.0, 300.0)]
+    firsts = Counter(choose_table(bots, 4, table_rng(11, n))[0] for n in range(4000))
+    settled_mean = sum(firsts[i] for i in range(2, 8)) / 6
+    assert firsts[1] > 5 * settled_mean, firsts
+    assert settled_mean < firsts[8] < firsts[1], "a wide interval sits between new and settled"
+    assert all(firsts[i] > 0 for i in range(2, 8)), "settled bots still lead a table now and then"
+    seated = Counter(b for n in range(4000) for b in choose_table(bots, 4, table_rng(11, n)))
+    assert seated[1] > 1.5 * max(seated[i] for i in range(2, 8)), "a new version plays many more games"
+
+
+def test_table_mates_are_near_in_elo_yet_everyone_meets_everyone() -> None:
+    bots = [settled(1, 1500), settled(2, 1520), settled(3, 1480), settled(4, 2100), settled(5, 900)]
+    pairs: Counter[frozenset[int]] = Counter()
+    for n in range(3000):
+        table = choose_table(bots, 2, table_rng(5, n))
+        pairs[frozenset(table)] += 1
+    assert pairs[frozenset({1, 2})] > 3 * pairs[frozenset({1, 4})], pairs
+    assert all(pairs[frozenset({a, b})] > 0 for a in range(1, 6) for b in range(a + 1, 6)), pairs
+
+
+@pytest.mark.parametrize("count", range(0, 9))
+@pytest.mark.parametrize("size", [2, 3, 4, 6])
+def test_a_table_never_seats_a_bot_twice_and_shrinks_to_the_bots_there_are(count: int, size: int) -> None:
+    rng = random.Random(count * 10 + size)
+    bots = [Rated(i, rng.uniform(1000, 2000), rng.choice([math.inf, 50.0, 400.0])) for i in range(count)]
+    for n in range(200):
+        table = choose_table(bots, size, table_rng(1, n))
+        assert len(table) == len(set(table)), table
+        assert len(table) == (min(size, count) if count >= 2 else 0), table
+        assert set(table) <= {b.bot_id for b in bots}
+
+
+def test_two_bots_make_the_table_one_bot_none() -> None:
+    assert sorted(choose_table([new(1), settled(2)], 4, table_rng(0, 0))) == [1, 2]
+    assert choose_table([new(1)], 4, table_rng(0, 0)) == []
+    assert choose_table([], 4, table_rng(0, 0)) == []
+
+
+def test_the_choice_is_a_function_of_the_seed_and_the_match() -> None:
+    bots = [new(1), *(settled(i, 1400 + 20 * i) for i in range(2, 12))]
+    first = [choose_table(bots, 4, table_rng(9, n)) for n in range(50)]
+    assert first == [choose_table(bots, 4, table_rng(9, n)) for n in range(50)], "a restart chooses the same"
+    assert first != [choose_table(bots, 4, table_rng(10, n)) for n in range(50)], "another seed, other tables"
+    assert len({tuple(t) for t in first}) > 10, "matches differ"
+
+
+def test_a_table_is_a_duplicate_group_per_deal() -> None:
+    match = table_match(7, 3, 42, deals=2)
+    assert match.match_no == 7 and match.bots == [0, 1, 2]
+    assert match.deals == [0, 0, 0, 1, 1, 1]
+    for deal in (0, 1):
+        games = [g for g, d in zip(match.games, match.deals, strict=True) if d == deal]
+        assert len({g.seed for g in games}) == 1, "one deal, every rotation"
+        for seat in range(3):
+            assert sorted(g.seats[seat] for g in games) == [0, 1, 2], "each bot holds every hand once"
+    assert match.games[0].seed != match.games[3].seed
+    assert table_match(8, 3, 42).games[0].seed != match.games[0].seed, "each match its own deal"
+
+
+def row(bot: str, elo: float, low: float, high: float, games: int, bound: str = "") -> Row:
+    return Row(1, bot, elo, low, high, games, 0, 0.0, 0, 0, 0, 0, bound=bound)
+
+
+def stored(bot_id: int, name: str) -> StoredBot:
+    return StoredBot(bot_id, name, "1", "h", "/nowhere", "python", ["nimmt"], "")
+
+
+def test_ratings_become_what_the_choice_weighs() -> None:
+    bots = [stored(1, "a"), stored(2, "b"), stored(3, "c"), stored(4, "d"), stored(5, "e")]
+    rows = [
+        row("a:1", 1600, 1550, 1650, 400),
+        row("b:1", 1700, 1500, math.nan, 40, bound=">"),
+        row("c:1", 1500, 1200, 1800, SETTLING - 1),
+        row("d:1", math.nan, math.nan, math.nan, 12),
+    ]
+    found = {r.bot_id: r for r in rated(rows, bots)}
+    assert found[1] == Rated(1, 1600, 100)
+    assert math.isinf(found[2].width) and found[2].elo == 1700, "one-sided: uncertain"
+    assert math.isinf(found[3].width), "too few games to trust its interval"
+    assert math.isinf(found[4].width) and found[4].elo == 1500, "no Elo: placed at the mean"
+    assert math.isinf(found[5].width) and found[5].elo == 1500, "no games: new"
+
+
+def test_a_table_lasts_about_its_seconds_at_the_pace_measured() -> None:
+    auto = LadderSpec(4)
+    assert deals_for(auto, 4, None) == 1, "nothing timed yet: one deal, soon over"
+    assert deals_for(auto, 4, 0.25) == 10, "10 s at 4 games of 0.25 s a deal"
+    assert deals_for(auto, 2, 0.001) == auto.max_deals
+    assert deals_for(auto, 4, 30.0) == 1, "slow bots: still a whole deal group"
+    assert deals_for(LadderSpec(4, 3), 4, 0.001) == 3, "fixed when the ladder says so"
+
+
+def test_the_ladder_config_is_a_tournaments_with_its_own_part() -> None:
+    config = ladder_config(TournamentConfig([], 4, 1, TimeLimits(500)), LadderSpec(4))
+    assert config["ladder"] == {"table_size": 4, "deals_per_table": 0, "table_seconds": 10.0, "max_deals": 64}
+    assert config["limits"]["move_ms"] == 500 and config["bots"] == []
+    assert status_line(1, 2, 0) == "ladder: 1 game · 2 bots active · 0 submissions waiting"
+    assert WIDE > 0
+
+
+# --- real ladders ---------------------------------------------------------------------
+
+
+def activate(db: Path, folder: Path) -> StoredBot:
+    """What the pipeline ends with, done at once: submitted, stored, active."""
+    digest, archive = pack(folder)
+    name, version = folder.name.rsplit("-", 1)
+    with Store(db) as store:
+        subs = Submissions(store)
+        author = next((a for a in subs.authors() if a.name == "tester"), None) or subs.add_author("tester")[0]
+        submission = subs.submit(author, name, version, digest, archive, per_hour=1000)
+        bot = store.add_bot(folder)
+        subs.activate(submission.id, bot.id, {"build": "", "checks": [], "error": ""})
+        return bot
+
+
+def start(db: Path, *args: str) -> subprocess.Popen[str]:
+    log = open(db.with_suffix(f".{time.monotonic_ns()}.log"), "w")  # noqa: SIM115 (the process holds it)
+    proc = subprocess.Popen(
+        [ARENA, "ladder", "run", "--db", str(db), "--seed", "5", "--concurrency", "2", *args],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    proc.log = Path(log.name)  # type: ignore[attr-defined]
+    log.close()
+    return proc
+
+
+def said(proc: subprocess.Popen[str]) -> str:
+    return Path(proc.log).read_text(errors="replace")  # type: ignore[attr-defined]
+
+
+def stop(proc: subprocess.Popen[str]) -> int:
+    """SIGTERM, as a service manager stops it; its session killed if it lingers."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode
+
+
+@pytest.fixture
+def ladders() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def games(db: Path) -> list[tuple[int, int, int, int, int, str]]:
+    """Every stored game: id, match, game, deal, seed, seated bot ids (a bare reader)."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+            return con.execute("SELECT id, match_no, game_no, deal, seed, seat_bots FROM games ORDER BY id").fetchall()
+    except sqlite3.Error:
+        return []
+
+
+def wait_for(what: str, check: object, proc: subprocess.Popen[str], seconds: float = 120) -> float:
+    """Poll ``check()`` until true; the seconds it took."""
+    began = time.monotonic()
+    while not check():  # type: ignore[operator]
+        assert proc.poll() is None, f"the ladder ended: {said(proc)}"
+        assert time.monotonic() - began < seconds, f"{what}: not within {seconds} s; {said(proc)[-3000:]}"
+        time.sleep(0.1)
+    return time.monotonic() - began
+
+
+def whole_matches(db: Path, size: int) -> list[int]:
+    """Match numbers with all their ``size`` games stored."""
+    count = Counter(m for _, m, *_ in games(db))
+    return [m for m, n in count.items() if n == size]
+
+
+def seated(db: Path, bot: StoredBot) -> list[int]:
+    """Match numbers that seated ``bot``."""
+    return sorted({m for _, m, _, _, _, seats in games(db) if str(bot.id) in seats.split(",")})
+
+
+def test_the_ladder_plays_duplicate_groups_and_stores_them_as_a_tournament(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    db = base / "arena.db"
+    bots = [activate(db, sample(base, name)) for name in ("ann", "bea", "cyd")]
+    ladder = start(db, "--sandbox", "local", "--table-size", "3", "--deals-per-table", "2")
+    ladders.append(ladder)
+    wait_for("three whole tables", lambda: len(whole_matches(db, 6)) >= 3, ladder)
+    assert stop(ladder) == 130
+    output = said(ladder)
+    assert "go on with: arena ladder run --name ladder --db" in output and "Traceback" not in output
+    assert "ladder: " in output or "game 1:" in output
+    stored = games(db)
+    by_match: dict[int, list[tuple[int, int, int, str]]] = {}
+    for _, match_no, game_no, deal, seed, seats in stored:
+        by_match.setdefault(match_no, []).append((game_no, deal, seed, seats))
+    whole = whole_matches(db, 6)
+    assert len(whole) >= 3
+    for m in whole:
+        rows = sorted(by_match[m])
+        assert [g for g, *_ in rows] == list(range(6)) and [d for _, d, _, _ in rows] == [0, 0, 0, 1, 1, 1]
+        for deal in (0, 1):
+            group = [r for r in rows if r[1] == deal]
+            assert len({seed for _, _, seed, _ in group}) == 1, "one deal in every rotation"
+            seats = [s.split(",") for *_, s in group]
+            assert sorted(seats[0]) == sorted(str(b.id) for b in bots)
+            for seat in range(3):
+                assert len({s[seat] for s in seats}) == 3, "every bot holds every hand"
+    deals = {(m, deal) for _, m, _, deal, _, _ in stored}
+    assert len({seed for *_, seed, _ in stored}) == len(deals), "a fresh deal for every deal of every match"
+    with Store(db, read_only=True) as store:
+        tournament = store.get_tournament("ladder")
+        assert tournament is not None and tournament.status == "interrupted"
+        assert spec_of(tournament) == LadderSpec(3, 2) and tournament.seed == 5
+    board = subprocess.run([ARENA, "ladder", "show", "--db", str(db)], capture_output=True, text=True, timeout=120)
+    assert board.returncode == 0 and all(b.ref in board.stdout for b in bots), board.stdout
+    resumed = subprocess.run(
+        [ARENA, "tournament", "run", "--resume", "--name", "ladder", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    one_clean_line(resumed, "is a ladder: arena ladder run --name ladder")
+
+
+def test_a_new_version_is_seated_within_a_minute_and_the_retired_one_no_more(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    db = base / "arena.db"
+    for name in ("ann", "bea"):
+        activate(db, sample(base, name))
+    ladder = start(db, "--sandbox", "local")
+    ladders.append(ladder)
+    wait_for("first games", lambda: len(games(db)) >= 2, ladder)
+    old = activate(db, sample(base, "cyd", "1.0"))
+    took = wait_for("cyd 1.0 seated", lambda: seated(db, old), ladder, seconds=60)
+    newer = activate(db, sample(base, "cyd", "2.0"))
+    wait_for("cyd 2.0 seated", lambda: seated(db, newer), ladder, seconds=60)
+    first_new = seated(db, newer)[0]
+    wait_for("tables after it", lambda: max(m for _, m, *_ in games(db)) >= first_new + 4, ladder)
+    assert stop(ladder) == 130
+    assert all(m < first_new for m in seated(db, old)), "chosen after 2.0 was active: never 1.0"
+    assert len(seated(db, old)) >= 1 and took < 60
+    with Store(db, read_only=True) as store:
+        assert store.get_bot("cyd:1.0").id == old.id, "the retired version keeps its games"
+
+
+def test_kill_9_then_restart_loses_nothing_and_doubles_nothing(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    db = base / "arena.db"
+    for name in ("ann", "bea", "cyd"):
+        activate(db, sample(base, name))
+    first = start(db, "--sandbox", "local")
+    ladders.append(first)
+    wait_for("some games", lambda: len(games(db)) >= 6, first)
+    os.killpg(first.pid, signal.SIGKILL)  # the arena, not its bots (their own sessions)
+    first.wait()
+    before = games(db)
+    second = start(db, "--sandbox", "local")
+    ladders.append(second)
+    wait_for("games after the restart", lambda: len(games(db)) >= len(before) + 6, second)
+    assert stop(second) == 130
+    after = games(db)
+    assert after[: len(before)] == before, "every game stored before the kill is there, unchanged"
+    keys = [(m, g) for _, m, g, *_ in after]
+    assert len(keys) == len(set(keys)), "no (match, game) twice"
+    old_top = max(m for _, m, *_ in before)
+    assert min(m for _, m, *_ in after[len(before) :]) > old_top, "no match number reused"
+
+
+def test_two_ladders_at_once_are_refused_in_one_line(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    db = base / "arena.db"
+    for name in ("ann", "bea"):
+        activate(db, sample(base, name))
+    first = start(db, "--sandbox", "local")
+    ladders.append(first)
+    wait_for("it plays", lambda: len(games(db)) >= 1, first)
+    second = subprocess.run(
+        [ARENA, "ladder", "run", "--db", str(db), "--sandbox", "local"], capture_output=True, text=True, timeout=120
+    )
+    one_clean_line(second, "is being run by another arena", f"pid {first.pid}", code=1)
+    assert first.poll() is None, "the first goes on"
+    assert stop(first) == 130
+
+
+def test_a_bot_that_breaks_on_the_ladder_never_stops_it(
+    base: Path,  # noqa: F811
+    make_bot: MakeBot,
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    """A bot active without passing the check (it crashes at once), and one whose stored
+    snapshot went missing: the first plays and faults, the second is left out with one
+    line, and the others play on."""
+    db = base / "arena.db"
+    for name in ("ann", "bea"):
+        activate(db, sample(base, name))
+    crasher = make_bot("crash", "import sys\nsys.exit(3)\n")
+    crasher = crasher.rename(crasher.with_name("crash-0.1"))
+    crash = activate(db, crasher)
+    lost = activate(db, sample(base, "gone"))
+    shutil.rmtree(lost.path)
+    ladder = start(db, "--sandbox", "local", "--table-size", "2")
+    ladders.append(ladder)
+    wait_for("the crasher played", lambda: seated(db, crash), ladder)
+    wait_for("games go on after it", lambda: len(games(db)) >= 20, ladder)
+    assert stop(ladder) == 130
+    output = said(ladder)
+    assert "gone:1.0 cannot be seated" in output and "Traceback" not in output
+    assert not seated(db, lost)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        crashes = con.execute("SELECT sum(crashes) FROM game_seats WHERE bot_id = ?", (crash.id,)).fetchone()[0]
+    assert crashes >= 1, "its crashes are stored as faults"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["ladder", "run", "--name", "t"], "'t' is a tournament, not a ladder"),
+        (["ladder", "run", "--game", "sixes"], "--game sixes: ladder 'ladder' plays nimmt"),
+        (["ladder", "show", "--name", "t"], "no ladder 't'"),
+        (["ladder", "show", "--db", "nowhere.db"], "no such database"),
+    ],
+)
+def test_bad_ladder_input_is_one_line_and_writes_nothing(base: Path, args: list[str], says: str) -> None:  # noqa: F811
+    db = base / "arena.db"
+    bots = [str(sample(base, n)) for n in ("ann", "bea")]
+    made = subprocess.run(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--name", "t", "--deals", "1", "--sandbox", "local"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    with Store(db) as store:
+        config = ladder_config(TournamentConfig([], 4, 1), LadderSpec(4))
+        store.create_tournament("ladder", "nimmt", "standard", {}, 1, config)
+    before = games(db), db.stat().st_size
+    done = subprocess.run(
+        [ARENA, *args, *([] if "--db" in args else ["--db", str(db)])], capture_output=True, text=True
+    )
+    one_clean_line(done, says)
+    assert (games(db), db.stat().st_size) == before
+
+
+def test_the_ladder_plays_on_the_cluster(
+    base: Path,  # noqa: F811
+    workers: Workers,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    workers.start("w1", 2)
+    workers.wait_for(1)
+    db = base / "arena.db"
+    for name in ("ann", "bea", "cyd"):
+        activate(db, sample(base, name))
+    ladder = start(db, "--cluster", workers.scheduler, "--sandbox", "local")
+    ladders.append(ladder)
+    wait_for("games from the worker", lambda: len(games(db)) >= 8, ladder)
+    newer = activate(db, sample(base, "dee"))
+    wait_for("a bot activated meanwhile, sent and seated", lambda: seated(db, newer), ladder)
+    assert stop(ladder) == 130
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        nodes = {node for (node,) in con.execute("SELECT node FROM games")}
+    assert nodes == {"w1"}, "every game played by the worker"
+    assert "cluster tcp://" in said(ladder)
