@@ -24,6 +24,7 @@ from .folder import (
     FolderError,
     FolderLimits,
     Kind,
+    OverCap,
     check_links,
     content_hash,
     each_file,
@@ -153,7 +154,7 @@ def checked_members(
     try:
         for member in archive:
             if len(members) >= limits.files:
-                raise FolderError(f"{label}: more than {limits.files} members, the cap on a bot folder: refused")
+                raise OverCap(f"{label}: more than {limits.files} members, the cap on a bot folder: refused")
             where = f"{label}: member {member.name!r}"
             if member.name.startswith("/"):
                 raise FolderError(f"{where} has an absolute name: refused")
@@ -175,7 +176,7 @@ def checked_members(
                 kind = "file"
                 total += member.size
                 if total > limits.total_bytes:
-                    raise FolderError(
+                    raise OverCap(
                         f"{where}: the files hold more than {limits.total_bytes / 2**20:g} MiB, the cap on a bot"
                         " folder: refused"
                     )

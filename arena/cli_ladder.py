@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -78,7 +79,7 @@ def ladder_run(
 
     from .cli_sandbox import open_sandbox
     from .ladder import Ladder
-    from .pipeline import Pipeline
+    from .pipeline import run_pipeline
     from .store import StoreError
     from .tournament import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
 
@@ -119,8 +120,6 @@ def ladder_run(
         store.set_status(tournament.id, "running")
         work = db.with_name(f"{db.stem}-submissions")
         work.mkdir(mode=0o700, exist_ok=True)
-        pipeline = Pipeline(db, sandbox, work, progress=say)
-        held.callback(pipeline.close)
 
         class Games(Progress):
             def game_stored(self, result: GameResult, bots: list[StoredBot]) -> None:
@@ -132,7 +131,7 @@ def ladder_run(
 
         async def main() -> None:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(pipeline.run)
+                nursery.start_soon(partial(run_pipeline, store, sandbox, work, progress=say))
                 nursery.start_soon(ladder.run)
 
         again = f"arena ladder run --name {name} --db {db}"

@@ -47,6 +47,10 @@ class FolderError(BotError):
     """A bot folder the arena refuses to read or copy, with the path at fault."""
 
 
+class OverCap(FolderError):
+    """A folder (or an archive of one) larger than ``FolderLimits`` allows: too much, not wrong."""
+
+
 @dataclasses.dataclass(frozen=True)
 class FolderLimits:
     """Caps on a bot folder, checked before any content is read."""
@@ -143,12 +147,12 @@ def scan(folder: Path, limits: FolderLimits | None = None) -> list[Entry]:
             rel = (*parts, item.name)
             where = folder.joinpath(*rel)
             if len(entries) >= limits.files:
-                raise FolderError(
+                raise OverCap(
                     f"{folder}: more than {limits.files} files, folders and links, the cap on a bot folder"
                     f" ({ENV_FILES}=N raises it)"
                 )
             if len(rel) > limits.depth:
-                raise FolderError(
+                raise OverCap(
                     f"{folder}: {'/'.join(rel)} is nested more than {limits.depth} folders deep, the cap on a bot"
                     f" folder ({ENV_DEPTH}=N raises it)"
                 )
@@ -165,7 +169,7 @@ def scan(folder: Path, limits: FolderLimits | None = None) -> list[Entry]:
             elif stat.S_ISREG(mode):
                 total += info.st_size
                 if total > limits.total_bytes:
-                    raise FolderError(
+                    raise OverCap(
                         f"{folder}: its files hold more than {limits.total_bytes / 2**20:g} MiB, the cap on a bot"
                         f" folder ({ENV_MB}=N raises it; {where} alone is {info.st_size / 2**20:.1f} MiB)"
                     )

@@ -26,7 +26,7 @@ from typing import IO, Any, Literal
 
 from .bots import BotError, load_bot
 from .bundle import checked_members, extract, pack
-from .folder import FolderError, FolderLimits, remove_tree, skipped
+from .folder import FolderError, FolderLimits, OverCap, remove_tree, skipped
 
 CHUNK = 1 << 20
 LABEL = Path("the upload")
@@ -160,7 +160,7 @@ def _members(archive: tarfile.TarFile, limits: UploadLimits) -> list[tarfile.Tar
     try:
         return checked_members(_plain(archive), LABEL, _folder_limits(limits), links=False)
     except FolderError as exc:
-        raise UploadError(413 if "the cap" in str(exc) else 400, str(exc)) from None
+        raise UploadError(413 if isinstance(exc, OverCap) else 400, str(exc)) from None
 
 
 def _plain(members: Iterable[tarfile.TarInfo]) -> Iterator[tarfile.TarInfo]:
