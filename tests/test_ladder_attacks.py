@@ -1,8 +1,8 @@
 """Hostile bots submitted through the web door, on a real ladder: the sandbox holds them
 as it holds any bot, and the ladder goes on.
 
-A real `arena serve --submissions`, a real `arena ladder run` in the local sandbox
-(bubblewrap) and `arena submit` for every bot. Mallory submits a bot that crashes at
+A real `arena serve --submissions`, a real `arena ladder run` in each sandbox
+(bubblewrap, Docker) and `arena submit` for every bot. Mallory submits a bot that crashes at
 hello (rejected by the pipeline), a spy that plays legally while it looks for the
 network, the database, other bots' code and the arena's processes, and a bot that leaves
 a process behind after every game. Ada submits two honest bots. The spy reports what it
@@ -128,7 +128,8 @@ def lingering(mark: str) -> list[str]:
     return found.stdout.split()
 
 
-def test_hostile_submissions_are_held_and_the_ladder_goes_on(base: Path) -> None:
+@pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_hostile_submissions_are_held_and_the_ladder_goes_on(base: Path, sandbox: str) -> None:
     db = base / "arena.db"
     mark = f"arena-linger-{uuid.uuid4().hex}"
     with Store(db) as store:
@@ -146,7 +147,7 @@ def test_hostile_submissions_are_held_and_the_ladder_goes_on(base: Path) -> None
             ],
         }
         ladder = subprocess.Popen(
-            [ARENA, "ladder", "run", "--db", str(db), "--sandbox", "local", "--table-size", "3"]
+            [ARENA, "ladder", "run", "--db", str(db), "--sandbox", sandbox, "--table-size", "3"]
             + ["--move-time", "2", "--seed", "7"],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
