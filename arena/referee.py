@@ -8,15 +8,22 @@ names neither a game nor a sandbox.
 Hidden simultaneous play: all seats of a decision are asked at once, and nothing about
 the answers leaves the referee before every seat has answered or run out of time (the
 events of a decision are only computed once all answers are in).
+
+What a bot process lives for: the games of its match up to the first one whose deal it
+has already played (``lives``). A bot that remembered a deal's game would know every
+hand of its other rotations, so the bots start afresh there, from processes started
+ahead of time (a spare per bot, greeted and frozen while the games before it play).
 """
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
@@ -108,6 +115,33 @@ class TimedGames(Observer):
         self._clock = now
 
 
+def lives(games: Sequence[GameSpec]) -> list[int]:
+    """Where the match's bot processes start afresh: at 0, and at each game whose deal
+    (its seed) was played since the last start. A process never plays two games of one
+    deal, whatever the order of the games (a round robin plays them rotation by
+    rotation, so a table of K bots has K lives per match)."""
+    starts, seen = [0], set[int]()
+    for position, game in enumerate(games):
+        if game.seed in seen:
+            starts.append(position)
+            seen = set()
+        seen.add(game.seed)
+    return starts
+
+
+@dataclass
+class _Launch:
+    """A process started for a bot and greeted, or why it could not be."""
+
+    process: BotProcess | None = None
+    error: StartError | None = None
+    """The sandbox could not start it at all: the match stops."""
+    fault: Faulted | None = None
+    """It started but failed its hello."""
+    refused: bytes | None = None
+    """Its hello answer, when it refused the game."""
+
+
 class _Player:
     """A bot of the match and its process; ``dead`` says why it can no longer play."""
 
@@ -115,6 +149,12 @@ class _Player:
         self.index = index
         self.bot = bot
         self.process: BotProcess | None = None
+        self.lives = 0
+        """Processes it has had for the match's lives so far, beyond the first."""
+        self.spare: _Launch | None = None
+        self.spare_ready = trio.Event()
+        """The process for its next life, started ahead: ``spare`` once this is set."""
+        self.spare_ready.set()  # none is being started
         self.dead: str | None = None
         self.stopping = False
         """Its process is being stopped already (a failed start-up)."""
@@ -357,8 +397,12 @@ class _Referee:
             if len(g.seats) != self.seat_count or sorted(g.seats) != list(range(len(spec.bots))):
                 raise MatchError(f"game seats {g.seats} do not seat each of the {len(spec.bots)} bots once")
         self.game_nos = [i if g.game_no is None else g.game_no for i, g in enumerate(spec.games)]
-        if any(n < 0 for n in self.game_nos) or any(a >= b for a, b in pairwise(self.game_nos)):
-            raise MatchError(f"game numbers {self.game_nos} do not increase from 0 or more")
+        if any(n < 0 for n in self.game_nos) or len(set(self.game_nos)) < len(self.game_nos):
+            raise MatchError(f"game numbers {self.game_nos} are not distinct numbers from 0 up")
+        self._life_starts = lives(spec.games)
+        self._next_life = dict(pairwise([*self._life_starts, len(spec.games)]))
+        """Each life's first game, and the first game of the next (or the match's end)."""
+        self._prestarts: list[trio.CancelScope] = []
         self.settings = self.game.parse_settings(spec.settings, self.seat_count)
         self.settings_dict: dict[str, Any] = msgspec.to_builtins(self.settings)
 
@@ -377,17 +421,25 @@ class _Referee:
                     self.observer.game_over(result)
                     del result
                     position += 1
-                    if position < len(self.spec.games):
+                    if position in self._next_life:  # whose deal every process played
+                        error = await self._new_life(nursery, position)
+                    elif position < len(self.spec.games):
                         error = await self._restart_crashed(nursery, position)
                 if error is None:
                     for player in self.players:
                         await self._send(player, encode(Bye()))
             finally:
                 with trio.CancelScope(shield=True):
+                    for scope in self._prestarts:
+                        scope.cancel()
+                    for player in self.players:
+                        await player.spare_ready.wait()
                     async with trio.open_nursery() as stopping:
                         for player in self.players:
                             if player.process is not None and not player.stopping:
                                 stopping.start_soon(player.process.stop)
+                            if player.spare is not None and player.spare.process is not None:
+                                stopping.start_soon(player.spare.process.stop)
                 nursery.cancel_scope.cancel()
                 self._inbox.close()
         if error is not None:
@@ -405,6 +457,57 @@ class _Referee:
         refusals = [p.bot.name for p in self.players if p.dead == "refused"]
         if refusals:
             return MatchError(f"{', '.join(refusals)} refused to play {self.spec.game} (its hello answer)")
+        self._start_spares(nursery, 0)
+        return self._all_failed()
+
+    def _start_spares(self, nursery: trio.Nursery, position: int) -> None:
+        """Start, in the background, each bot's process for the life after the one
+        beginning at ``position``, so that starting it costs the match no wall time."""
+        start = self._next_life[position]
+        if start == len(self.spec.games):
+            return
+        for player in self.players:
+            if not player.out and player.dead != "refused":
+                player.spare, player.spare_ready = None, trio.Event()
+                nursery.start_soon(self._prestart, player, start, nursery)
+
+    async def _prestart(self, player: _Player, position: int, nursery: trio.Nursery) -> None:
+        launch = _Launch()
+        try:
+            with trio.CancelScope() as scope:
+                self._prestarts.append(scope)
+                launch = await self._launch(player, position, nursery)
+        finally:
+            player.spare = launch
+            player.spare_ready.set()
+
+    async def _new_life(self, nursery: trio.Nursery, position: int) -> Exception | None:
+        """Before the game at ``position``, whose deal the bots' processes have played:
+        retire every process (bye, then stopped in the background) and put each bot's
+        spare in its place. A spare that failed its start is a start-up fault in this
+        game, and the bot is started again before the next, as at the match's start.
+        The error that stops the match, if any."""
+        for player in self.players:
+            if player.out or player.dead == "refused":
+                continue
+            old = player.process
+            if old is not None:
+                await self._send(player, encode(Bye()))
+                self._inbox.discard(player.index)
+                if not player.stopping:
+                    player.stopping = True
+                    nursery.start_soon(old.stop)
+            await player.spare_ready.wait()
+            spare, player.spare = player.spare, None
+            assert spare is not None
+            player.process, player.stopping, player.dead, player.start_fault = None, False, None, None
+            player.outbox = Outbox()
+            player.lives += 1
+            self._adopt(player, spare, nursery)
+        for player in self.players:
+            if player.start_error is not None:
+                return player.start_error
+        self._start_spares(nursery, position)
         return self._all_failed()
 
     async def _restart_crashed(self, nursery: trio.Nursery, position: int) -> Exception | None:
@@ -449,6 +552,13 @@ class _Referee:
     async def _start(self, player: _Player, position: int, nursery: trio.Nursery) -> None:
         """Start one bot for the games from ``position`` on and shake hands, within the
         start-up limit."""
+        self._adopt(player, await self._launch(player, position, nursery), nursery)
+
+    async def _launch(self, player: _Player, position: int, nursery: trio.Nursery) -> _Launch:
+        """Start a process for the bot's games from ``position`` to the end of their life
+        and greet it, within the start-up limit; frozen once greeted, under fair time."""
+        life = self._life_starts[bisect.bisect_right(self._life_starts, position) - 1]
+        games = self._next_life[life] - position
         hello = Hello(
             protocol=PROTOCOL_VERSION,
             game=self.spec.game,
@@ -456,39 +566,59 @@ class _Referee:
             seat=self.spec.games[position].seats.index(player.index),
             players=self.seat_count,
             limits=Limits(self.limits.move_ms, self.limits.bank_ms, self.limits.startup_ms, self.spec.max_line),
-            games=len(self.spec.games) - position,
+            games=games,
         )
         deadline = trio.current_time() + self.limits.startup_ms / 1000
+        launch = _Launch()
         with trio.move_on_at(deadline) as scope:
             try:
-                player.process = await self.sandbox.start(player.bot, nursery, self.spec.max_line)
+                launch.process = await self.sandbox.start(player.bot, nursery, self.spec.max_line)
             except StartError as exc:
-                player.start_error = exc
-                return None
+                launch.error = exc
+                return launch
         if scope.cancelled_caught:
             message = f"no hello answer within {self.limits.startup_ms} ms of start"
-            self._start_failed(player, Faulted("timeout", message, None, "timeout"))
+            launch.fault = Faulted("timeout", message, None, "timeout")
+            return launch
+        process = launch.process
+        assert process is not None
+        try:
+            greeting = await greet(process, hello, deadline)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await process.stop()
+            raise
+        if isinstance(greeting, Faulted):
+            launch.fault = greeting
+        elif not greeting.reply.accept:
+            launch.refused = greeting.line
+        elif self.spec.fair_time:
+            process.freeze()
+        return launch
+
+    def _adopt(self, player: _Player, launch: _Launch, nursery: trio.Nursery) -> None:
+        """Make ``launch`` the bot's process: it plays, or its failure is recorded."""
+        if launch.error is not None:
+            player.start_error = launch.error
+            return
+        player.process = launch.process
+        again = player.restarts or player.lives
+        if launch.fault is not None:
+            self._start_failed(player, launch.fault)
+        elif launch.refused is not None and again:
+            message = f"refused to play {self.spec.game} when started again"
+            self._start_failed(player, Faulted("malformed", message, launch.refused, "not a hello"))
+        elif launch.refused is not None:
+            player.dead = "refused"
         else:
             assert player.process is not None
-            greeting = await greet(player.process, hello, deadline)
-            if isinstance(greeting, Faulted):
-                self._start_failed(player, greeting)
-            elif not greeting.reply.accept and player.restarts:
-                message = f"refused to play {self.spec.game} when started again"
-                self._start_failed(player, Faulted("malformed", message, greeting.line, "not a hello"))
-            elif not greeting.reply.accept:
-                player.dead = "refused"
-            else:
-                player.cpu_mark = player.process.cpu_seconds()
-                self._inbox.add(player.index, player.process)
-                if self.spec.fair_time:
-                    player.process.freeze()
+            player.cpu_mark = player.process.cpu_seconds()
+            self._inbox.add(player.index, player.process)
         if player.dead and player.process is not None:
             # It will not play: stop it now rather than let it run (and compute) all match.
             player.process.freeze()
             player.stopping = True
             nursery.start_soon(player.process.stop)
-        return None
 
     def _start_failed(self, player: _Player, faulted: Faulted) -> None:
         player.start_fault = player.fault(faulted.kind, faulted.message, faulted.line)

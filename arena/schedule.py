@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import msgspec
@@ -54,6 +55,19 @@ def deal_seed(seed: int, group: int, deal: int) -> int:
     """A deal's seed: a pure function of the tournament seed and its place in it."""
     digest = hashlib.sha256(f"tournament/{seed}/{group}/{deal}".encode()).digest()
     return int.from_bytes(digest[:7], "big")
+
+
+def by_rotation(match: Match, game_nos: Sequence[int]) -> list[int]:
+    """``game_nos`` in the order they are played: rotation by rotation (the first
+    rotation of every deal, then the second...), keeping the deals' order within each.
+    A bot process never plays two games of one deal (``referee.lives``: it would know
+    every hand of the second), so played in this order a table's bots start afresh
+    once per rotation instead of once per game."""
+    rotation, seen = {}, Counter[int]()
+    for game_no, deal in enumerate(match.deals):
+        rotation[game_no] = seen[deal]
+        seen[deal] += 1
+    return sorted(game_nos, key=lambda game_no: (rotation[game_no], game_no))
 
 
 def groups(bots: int, size: int, seed: int) -> list[list[int]]:

@@ -26,7 +26,7 @@ from .league import schedule_of
 from .match import GameResult, MatchSpec, TimeLimits
 from .referee import TimedGames, play_match
 from .sandbox.base import Sandbox
-from .schedule import Match, conflicts
+from .schedule import Match, by_rotation, conflicts
 from .store import FAULT_KINDS, FinishedGame, SeatResult, Store, StoredBot, StoreError, Tournament
 
 
@@ -213,14 +213,15 @@ async def play_and_store(
     game_nos: list[int],
 ) -> int:
     """Play games ``game_nos`` of ``match`` (``bots`` and ``loaded``: the bots its indices
-    name, stored and loaded), each handed to ``writer`` as it ends; returns how many.
+    name, stored and loaded), rotation by rotation, each handed to ``writer`` as it
+    ends; returns how many.
     A round robin plays its schedule through it, the ladder one table at a time."""
     recorder = _Recorder(writer, tournament, match, bots, progress)
     spec = MatchSpec(
         tournament.game,
         tournament.settings,
         [loaded[b] for b in match.bots],
-        [msgspec.structs.replace(match.games[i], game_no=i) for i in game_nos],
+        [msgspec.structs.replace(match.games[i], game_no=i) for i in by_rotation(match, game_nos)],
         config.limits,
         fair_time=config.fair_time,
     )

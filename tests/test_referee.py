@@ -507,3 +507,54 @@ async def test_fair_time_freezes_a_bot_while_others_think(make_bot: MakeBot) -> 
     # Margins for a loaded machine: unfrozen, it burns a good part of the sleeper's 400 ms.
     assert unfair > 100, f"without freezing, the spinner burns the sleeper's 400 ms ({unfair} ms)"
     assert fair < 30, f"frozen, it gets almost nothing ({fair} ms)"
+
+
+async def test_a_bot_process_never_plays_a_deal_twice(autojump_clock: trio.testing.MockClock) -> None:
+    """Two deals in both rotations, played rotation by rotation: each bot has two
+    processes, the second started ahead (greeted before the first life's last game
+    ended) and told it holds two games; every process saw each deal once."""
+    bots = [scripted_bot(name) for name in ("a", "b")]
+    games = [GameSpec(seed, seats, n) for n, (seed, seats) in enumerate([(11, [0, 1]), (12, [0, 1])])]
+    games += [GameSpec(seed, seats, n) for n, (seed, seats) in enumerate([(11, [1, 0]), (12, [1, 0])], 2)]
+    spec = MatchSpec("nimmt", {"rounds": 1}, bots, games, TimeLimits(100, 0, 10_000))
+    sandbox = ScriptedSandbox({"a": first_legal(), "b": first_legal()})
+    result = await play_match(spec, sandbox, inbox=MemoryInbox())
+    assert [g.game_no for g in result.games] == [0, 1, 2, 3]
+    for name in ("a", "b"):
+        processes = sandbox.started[name]
+        assert len(processes) == 2
+        for process in processes:
+            hello = process.received[0]
+            assert hello["type"] == "hello" and hello["games"] == 2
+            new_games = [m for m in process.received if m["type"] == "new_game"]
+            assert len(new_games) == 2
+            assert process.received[-1]["type"] == "bye"
+    # The first process of "b" sat in seat 1, its second in seat 0 (the rotation).
+    assert sandbox.started["b"][0].received[0]["seat"] == 1 and sandbox.started["b"][1].received[0]["seat"] == 0
+    for game in result.games:
+        assert list(verify(game.replay))
+
+
+async def test_a_spare_that_fails_its_hello_is_started_again(autojump_clock: trio.testing.MockClock) -> None:
+    """The process for the second life fails its start (silent at hello): a start-up
+    fault in that life's first game, then the bot is started again for the next, as
+    at the match's start."""
+    bots = [scripted_bot(name) for name in ("a", "b")]
+    games = [GameSpec(7, [0, 1], 0), GameSpec(7, [1, 0], 1), GameSpec(8, [1, 0], 2)]
+    spec = MatchSpec("nimmt", {"rounds": 1}, bots, games, TimeLimits(100, 0, 1_000))
+
+    class SilentSecond(ScriptedSandbox):
+        async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> Any:
+            if bot.name == "a" and len(self.started.get("a", [])) == 1:
+                self.hellos = {"a": ()}
+            else:
+                self.hellos = {}
+            return await super().start(bot, nursery, max_line)
+
+    sandbox = SilentSecond({"a": first_legal(), "b": first_legal()})
+    result = await play_match(spec, sandbox, inbox=MemoryInbox())
+    assert len(sandbox.started["a"]) == 3, "first life, the silent spare, its restart"
+    second, third = result.games[1], result.games[2]
+    assert second.statuses[1].status == "disqualified"
+    assert [f.kind for f in second.statuses[1].faults] == ["timeout"]
+    assert third.statuses[1].status == "ok", "started again, it plays"
