@@ -149,6 +149,15 @@ def game_settings(pairs: list[str], variant: str | None, settings_file: Path | N
     return settings
 
 
+def known_seed(seed: int) -> None:
+    """An organiser chose the seed: the deals derive from it (no secret), so say what
+    that gives away."""
+    from .deals import KNOWN_SEED_WARNING
+
+    warning = KNOWN_SEED_WARNING.format(seed=seed).removeprefix("warning: ")
+    err_console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+
+
 def warn_about(isolations: list[str]) -> None:
     if any("UNSAFE" in i for i in isolations):
         from .sandbox.local import UNSAFE_WARNING

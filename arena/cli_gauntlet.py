@@ -37,10 +37,12 @@ from .cli_common import (
     err_console,
     fail,
     game_settings,
+    known_seed,
     open_store,
     print_table,
     user_errors,
 )
+from .deals import new_secret
 from .league import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
@@ -259,9 +261,12 @@ def create(
     config = TournamentConfig([b.ref for b in stored], table_size, rounds, limits)
     spec = GauntletSpec(None if test is None else asdict(test), max_games if test is not None else None)
     name = name or f"gauntlet-{dt.datetime.now():%Y%m%d-%H%M%S}"
+    secret = None if seed is not None else new_secret()
+    if seed is not None:
+        known_seed(seed)
     seed = random.randrange(2**31) if seed is None else seed
     variant_key = board_key(game, parsed).partition("/")[2]
-    tournament = store.create_tournament(name, game, variant_key, parsed, seed, gauntlet_config(config, spec))
+    tournament = store.create_tournament(name, game, variant_key, parsed, seed, gauntlet_config(config, spec), secret)
     return tournament, stored, store
 
 

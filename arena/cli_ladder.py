@@ -28,10 +28,12 @@ from .cli_common import (
     err_console,
     fail,
     game_settings,
+    known_seed,
     open_store,
     print_board,
     user_errors,
 )
+from .deals import new_secret
 
 if TYPE_CHECKING:
     from .match import GameResult
@@ -171,9 +173,18 @@ def create(
 
     settings = msgspec.to_builtins(get_game(game).rules.parse_settings(game_settings(set_, variant, None), table_size))
     config = TournamentConfig([], table_size, 1, TimeLimits(round(move_time * 1000)))
+    secret = None if seed is not None else new_secret()
+    if seed is not None:
+        known_seed(seed)
     seed = random.randrange(2**31) if seed is None else seed
     tournament = store.create_tournament(
-        name, game, variant_of(settings), settings, seed, ladder_config(config, LadderSpec(table_size, deals_per_table))
+        name,
+        game,
+        variant_of(settings),
+        settings,
+        seed,
+        ladder_config(config, LadderSpec(table_size, deals_per_table)),
+        secret,
     )
     console.print(
         f"ladder {name} created: {game}, tables of {table_size},"

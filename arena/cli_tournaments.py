@@ -37,11 +37,13 @@ from .cli_common import (
     err_console,
     fail,
     game_settings,
+    known_seed,
     open_store,
     print_board,
     print_table,
     user_errors,
 )
+from .deals import describe, new_secret, public
 from .league import resume_command
 
 if TYPE_CHECKING:
@@ -153,9 +155,12 @@ def tournament_run(
             limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000))
             config = TournamentConfig([b.ref for b in stored], size, deals, limits)
             name = name or f"{game}-{dt.datetime.now():%Y%m%d-%H%M%S}"
+            secret = None if seed is not None else new_secret()
+            if seed is not None:
+                known_seed(seed)
             seed = random.randrange(2**31) if seed is None else seed
             tournament = store.create_tournament(
-                name, game, variant_of(parsed), parsed, seed, msgspec.to_builtins(config)
+                name, game, variant_of(parsed), parsed, seed, msgspec.to_builtins(config), secret
             )
         held.enter_context(store.lease(tournament.id))  # one run at a time; released at the end
         if joining:
@@ -172,6 +177,7 @@ def tournament_run(
             f"tournament [bold]{tournament.name}[/] · {tournament.game} · {len(stored)} bots, tables of"
             f" {config.table_size}, {config.deals} deal{'s' * (config.deals != 1)} · seed {tournament.seed} · {db}"
         )
+        console.print("deals: " + describe(tournament.seed, tournament.commitment, None), markup=False)
         console.print("bots: " + ", ".join(b.ref for b in stored), soft_wrap=True, markup=False)
         with Live(console=console, refresh_per_second=4, transient=False) as live:
             progress = LiveProgress(live)
@@ -384,6 +390,7 @@ def tournament_show(
             "created": t.created,
             "finished": t.finished,
             "seed": t.seed,
+            "deals": public(t.seed, t.commitment, t.revealed),
             "settings": t.settings,
             "config": t.config,
             "bots": bots,
@@ -405,6 +412,7 @@ def tournament_show(
             f"created {t.created}" + (f", finished {t.finished}" if t.finished else ""),
             f"games: {games}" + (f" of {scheduled[0]} ({games / max(scheduled[0], 1):.0%})" if scheduled else ""),
             f"seed: {t.seed}",
+            "deals: " + describe(t.seed, t.commitment, t.revealed),
             f"schedule: tables of {t.config.get('table_size')}, {deals} deal{'s' * (deals != 1)} each, every deal"
             " once per seat rotation" + (f"; {scheduled[1]} tables" if scheduled else ""),
             f"time: {limits.get('move_ms', 1000) / 1000:g} s a move, a bank of {limits.get('bank_ms', 10000) / 1000:g} s"

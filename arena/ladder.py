@@ -102,9 +102,10 @@ def choose_table(bots: list[Rated], size: int, rng: random.Random) -> list[int]:
     return table
 
 
-def table_match(match_no: int, size: int, seed: int, deals: int = 1) -> Match:
+def table_match(match_no: int, size: int, seed: int | str, deals: int = 1) -> Match:
     """``deals`` deals, each in every seat rotation (a duplicate group), at a table of
-    ``size``: bots 0 to ``size - 1``, seeds from the ladder's seed and the match."""
+    ``size``: bots 0 to ``size - 1``, seeds from the ladder's deal key (its secret,
+    else its seed: ``Tournament.deal_key``) and the match."""
     games, numbers = [], []
     for deal in range(deals):
         dealt = deal_seed(seed, match_no, deal)
@@ -277,7 +278,7 @@ class Ladder:
     async def play(self, writer: GameWriter, match_no: int, seated: list[StoredBot]) -> None:
         """One table: a duplicate group per deal, each game stored as it ends."""
         deals = deals_for(self.spec, len(seated), self.game_s)
-        match = table_match(match_no, len(seated), self.tournament.seed, deals)
+        match = table_match(match_no, len(seated), self.tournament.deal_key, deals)
         loaded = [self.loaded[b.id] for b in seated]
         began = trio.current_time()
         try:

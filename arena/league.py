@@ -30,7 +30,8 @@ class _Shape(TypedDict):
 
 
 def schedule_of(tournament: Tournament) -> list[Match]:
-    """Every match of the tournament's schedule, derived from its seed and config: a round
+    """Every match of the tournament's schedule, derived from its seed (the tables), its
+    deal key (the deals: its secret, else its seed) and config: a round
     robin (grown as its league grew), or a gauntlet's tables (NEW, bot 0, at each). Raises
     ``msgspec.ValidationError`` for a config that is neither, ``ValueError`` for one whose
     numbers make no schedule."""
@@ -43,8 +44,8 @@ def schedule_of(tournament: Tournament) -> list[Match]:
     bots, size, deals = len(shape["bots"]), shape["table_size"], shape["deals"]
     if "gauntlet" in tournament.config:  # arena gauntlet: NEW (bot 0) against the others
         chunk = int(tournament.config["gauntlet"]["chunk"])
-        return gauntlet(bots - 1, size, deals, chunk, tournament.seed)
-    return round_robin(bots, size, deals, tournament.seed, shape.get("grown", []))
+        return gauntlet(bots - 1, size, deals, chunk, tournament.deal_key)
+    return round_robin(bots, size, deals, tournament.seed, shape.get("grown", []), tournament.deal_key)
 
 
 def resume_command(tournament: Tournament, db: object) -> str:

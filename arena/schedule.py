@@ -51,9 +51,10 @@ class Match(msgspec.Struct, frozen=True):
     """The deal number of each game: games of one deal form a duplicate group."""
 
 
-def deal_seed(seed: int, group: int, deal: int) -> int:
-    """A deal's seed: a pure function of the tournament seed and its place in it."""
-    digest = hashlib.sha256(f"tournament/{seed}/{group}/{deal}".encode()).digest()
+def deal_seed(key: int | str, group: int, deal: int) -> int:
+    """A deal's seed: a pure function of the tournament's deal key (its secret, or the
+    seed an organiser chose: ``deals.deal_key``) and the deal's place in it."""
+    digest = hashlib.sha256(f"tournament/{key}/{group}/{deal}".encode()).digest()
     return int.from_bytes(digest[:7], "big")
 
 
@@ -140,9 +141,13 @@ def grown_groups(sizes: Sequence[int], size: int, seed: int) -> list[list[int]]:
     return chosen
 
 
-def round_robin(bots: int, size: int, deals: int, seed: int, grown: Sequence[int] = ()) -> list[Match]:
+def round_robin(
+    bots: int, size: int, deals: int, seed: int, grown: Sequence[int] = (), key: int | str | None = None
+) -> list[Match]:
     """Every match of a tournament, in a fixed order. ``grown``: the league's bot counts
-    before each of its additions (``grown_groups``); empty for a league that never grew."""
+    before each of its additions (``grown_groups``); empty for a league that never grew.
+    ``seed`` chooses the tables; ``key`` deals (by default the seed: ``deal_seed``)."""
+    key = seed if key is None else key
     if deals < 1:
         raise ValueError(f"--deals must be at least 1, not {deals}")
     tables = grown_groups([*grown, bots], size, seed) if grown else groups(bots, size, seed)
@@ -152,7 +157,7 @@ def round_robin(bots: int, size: int, deals: int, seed: int, grown: Sequence[int
         for deal in range(deals):
             for rotation in range(size):
                 seats = [(seat - rotation) % size for seat in range(size)]
-                games.append(GameSpec(deal_seed(seed, number, deal), seats))
+                games.append(GameSpec(deal_seed(key, number, deal), seats))
                 deal_numbers.append(deal)
         matches.append(Match(number, group, games, deal_numbers))
     return matches
@@ -166,12 +171,13 @@ def gauntlet_tables(opponents: int, size: int) -> list[list[int]]:
     return [[0, *rest] for rest in itertools.combinations(range(1, opponents + 1), size - 1)]
 
 
-def gauntlet(opponents: int, size: int, rounds: int, chunk: int, seed: int) -> list[Match]:
+def gauntlet(opponents: int, size: int, rounds: int, chunk: int, seed: int | str) -> list[Match]:
     """Every match of a gauntlet, in the order it is played. A round is one deal group
     (one deal in every rotation) at each table; deal group ``g`` is round ``g // T`` at
     table ``g % T`` (``T`` tables). A match plays ``chunk`` rounds of one table, so its
     bots start once for them: match ``j * T + t`` plays rounds ``j * chunk`` to
-    ``(j + 1) * chunk - 1`` of table ``t``, its games' ``deals`` numbering the rounds."""
+    ``(j + 1) * chunk - 1`` of table ``t``, its games' ``deals`` numbering the rounds.
+    ``seed`` is the deal key (``deal_seed``): a gauntlet's tables are fixed."""
     if rounds < 1 or chunk < 1:
         raise ValueError(f"a gauntlet needs at least one round and one round per match, not {rounds} and {chunk}")
     tables = gauntlet_tables(opponents, size)

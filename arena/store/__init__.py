@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..bots import Bot, BotError, content_hash, load_bot
+from ..deals import commitment
 from ..folder import copy_folder, remove_tree, seal_read_only
 
 if TYPE_CHECKING:
@@ -215,7 +216,16 @@ MIGRATIONS.append(
     );
     """
 )
+MIGRATIONS.append(
+    # 9: deals from a secret (arena/deals.py): the secret a tournament's deals derive from
+    # (NULL: from its seed, chosen by the organiser and so known) and its commitment.
+    """
+    ALTER TABLE tournaments ADD COLUMN secret TEXT;
+    ALTER TABLE tournaments ADD COLUMN commitment TEXT;
+    """
+)
 SCHEMA_VERSION = len(MIGRATIONS)
+TOURNAMENT_COLUMNS = "id, name, game, variant, settings, seed, config, status, created, finished, secret, commitment"
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
 
 
@@ -385,10 +395,25 @@ class Tournament(msgspec.Struct, frozen=True):
     variant: str
     settings: dict[str, Any]
     seed: int
+    """Chooses the tables; deals too when there is no secret (an organiser's ``--seed``)."""
     config: dict[str, Any]
     status: str
     created: str
     finished: str | None
+    secret: str | None = None
+    """What its deals derive from (``arena.deals``): never shown until it has finished
+    (``revealed``); None when the organiser chose the seed, and the deals are known."""
+    commitment: str | None = None
+    """The secret's SHA-256, published from the start."""
+
+    @property
+    def deal_key(self) -> str:
+        return self.secret if self.secret is not None else str(self.seed)
+
+    @property
+    def revealed(self) -> str | None:
+        """The secret, once no game it deals can still be played."""
+        return self.secret if self.status == "finished" else None
 
 
 class SeatResult(msgspec.Struct, frozen=True):
@@ -865,11 +890,19 @@ class Store:
     # --- tournaments -----------------------------------------------------------------
 
     def create_tournament(
-        self, name: str, game: str, variant: str, settings: dict[str, Any], seed: int, config: dict[str, Any]
+        self,
+        name: str,
+        game: str,
+        variant: str,
+        settings: dict[str, Any],
+        seed: int,
+        config: dict[str, Any],
+        secret: str | None = None,
     ) -> Tournament:
         """A new tournament, running. Its ``variant`` (and its games') is stored as its board,
         ``board_variant(game, settings)``, whatever variant name is passed: the settings
-        decide which leaderboard its games join."""
+        decide which leaderboard its games join. ``secret``: what its deals derive from
+        (``arena.deals``; None: from ``seed``, known to whoever chose it)."""
         exists = StoreError(f"a tournament named {name!r} exists: --resume finishes it, or choose another --name")
         if self.get_tournament(name) is not None:
             raise exists
@@ -878,9 +911,19 @@ class Store:
         try:
             with self.transaction():
                 self.db.execute(
-                    "INSERT INTO tournaments (name, game, variant, settings, seed, config, status, created)"
-                    " VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
-                    (name, game, variant, json.dumps(settings), seed, json.dumps(config), now()),
+                    "INSERT INTO tournaments (name, game, variant, settings, seed, config, status, created, secret,"
+                    " commitment) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+                    (
+                        name,
+                        game,
+                        variant,
+                        json.dumps(settings),
+                        seed,
+                        json.dumps(config),
+                        now(),
+                        secret,
+                        None if secret is None else commitment(secret),
+                    ),
                 )
         except sqlite3.IntegrityError:  # another arena created it a moment ago
             raise exists from None
@@ -890,8 +933,7 @@ class Store:
 
     def get_tournament(self, name: str) -> Tournament | None:
         row = self.db.execute(
-            "SELECT id, name, game, variant, settings, seed, config, status, created, finished"
-            " FROM tournaments WHERE name = ?",
+            f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments WHERE name = ?",
             (name,),
         ).fetchone()
         if row is None:
@@ -1165,9 +1207,7 @@ class Store:
         return None if row is None else (int(row[0]), str(row[1]))
 
     def list_tournaments(self) -> list[Tournament]:
-        rows = self.db.execute(
-            "SELECT id, name, game, variant, settings, seed, config, status, created, finished FROM tournaments ORDER BY id"
-        )
+        rows = self.db.execute(f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments ORDER BY id")
         return [Tournament(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], json.loads(r[6]), *r[7:]) for r in rows]
 
     def games_per_tournament(self) -> dict[int, int]:

@@ -18,6 +18,7 @@ import msgspec
 
 from .. import catalog
 from .. import replay as replay_files
+from ..deals import public
 from ..store import GameFilter, Store, StoreError, Tournament, board_label, board_settings, board_variant
 from .caveats import board_caveats
 from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
@@ -387,6 +388,7 @@ class Site:
             return {
                 **self._tournament_summary(t, done, self._health(t, store.lease_holders(), recent)),
                 "seed": t.seed,
+                "deals": public(t.seed, t.commitment, t.revealed),
                 "settings": t.settings,
                 "config": t.config,
                 "last_game_started": recent[0].started if recent else None,
