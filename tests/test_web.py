@@ -282,7 +282,7 @@ def test_games(site: str, web_db: Path) -> None:
     assert page["total"] == 24 and page["order"] == "asc"
     assert [g["id"] for g in page["games"]] == [g.id for g in stored]
     first = page["games"][0]
-    assert first == msgspec.to_builtins(stored[0])
+    assert first == {k: v for k, v in msgspec.to_builtins(stored[0]).items() if k != "seed"}, "lists keep seeds back"
     assert [s["bot"] for s in first["seats"]] == [s.bot for s in stored[0].seats]
     one = api(f"{site}/api/games/{stored[0].id}")
     assert one["seats"] == first["seats"] and one["tournament"] == "cup"

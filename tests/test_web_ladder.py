@@ -136,6 +136,38 @@ def site(built: tuple[Path, dict[str, Any]]) -> Iterator[str]:
         yield url
 
 
+def finish_all(db: Path) -> None:
+    """Every tournament of ``db`` finished: its games stand alone (one rotation of each
+    deal), and a game whose deal's other rotations may still be played keeps its replay
+    back (tests/test_deal_secrets.py)."""
+    with Store(db) as store:
+        for name in store.tournament_names():
+            found = store.get_tournament(name)
+            assert found is not None
+            store.set_status(found.id, "finished")
+
+
+@pytest.fixture(scope="module")
+def finished(built: tuple[Path, dict[str, Any]]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """A copy of ``built`` whose tournaments have finished."""
+    base = Path(tempfile.mkdtemp(prefix="arena-ladder-web-done-"))
+    try:
+        db = base / "arena.db"
+        with Store(built[0]) as source, Store(db) as copy:
+            source.db.backup(copy.db)
+        shutil.copytree(built[0].parent / "arena-bots", base / "arena-bots")
+        finish_all(db)
+        yield db, built[1]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def done_site(finished: tuple[Path, dict[str, Any]]) -> Iterator[str]:
+    with serving(finished[0]) as url:
+        yield url
+
+
 def get(url: str, cookie: str = "") -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers={"Cookie": f"arena_session={cookie}"} if cookie else {})
     try:
@@ -286,9 +318,9 @@ def public_urls(site: str, built: dict[str, Any]) -> list[str]:
     ]
 
 
-def test_no_public_answer_holds_a_submitted_bots_stderr_or_code(site: str, built: tuple[Path, Any]) -> None:
+def test_no_public_answer_holds_a_submitted_bots_stderr_or_code(done_site: str, built: tuple[Path, Any]) -> None:
     asked = 0
-    for url in public_urls(site, built[1]):
+    for url in public_urls(done_site, built[1]):
         status, _, body = get(url)
         assert status == 200, (url, status, body[:200])
         for secret in (SECRET, CODE_SECRET, REPORT_SECRET, "rival thinks aloud"):
@@ -297,7 +329,8 @@ def test_no_public_answer_holds_a_submitted_bots_stderr_or_code(site: str, built
     assert asked > 60
 
 
-def test_the_organisers_bot_keeps_its_stderr_public(site: str, built: tuple[Path, Any]) -> None:
+def test_the_organisers_bot_keeps_its_stderr_public(done_site: str, built: tuple[Path, Any]) -> None:
+    site = done_site
     data = api(f"{site}/api/bots/plain:1")
     assert ORGANISER in data["fault_groups"][0]["latest"]["stderr_tail"] and "stderr_withheld" not in data
     assert ORGANISER in get(f"{site}/bots/plain:1")[2].decode()
@@ -317,7 +350,8 @@ def test_a_submitted_bots_page_says_whose_stderr_it_is(site: str) -> None:
     assert f"Its stderr: {NOTE}." in text and "The end of its stderr" not in text
 
 
-def test_the_stripped_replay_still_replays(site: str, built: tuple[Path, Any]) -> None:
+def test_the_stripped_replay_still_replays(done_site: str, built: tuple[Path, Any]) -> None:
+    site = done_site
     body = get(f"{site}/api/games/{built[1]['games'][0]}/replay")[2]
     lines = replay.loads(body, "served")
     list(replay.verify(lines, "served"))  # the rules still agree with every line
@@ -331,8 +365,8 @@ def test_the_stripped_replay_still_replays(site: str, built: tuple[Path, Any]) -
 
 
 @pytest.mark.parametrize("flags", [(), ("--submissions",)], ids=["read-only", "submissions"])
-def test_the_signed_in_author_sees_their_own_stderr(built: tuple[Path, Any], flags: tuple[str, ...]) -> None:
-    db = built[0]
+def test_the_signed_in_author_sees_their_own_stderr(finished: tuple[Path, Any], flags: tuple[str, ...]) -> None:
+    db, built = finished[0], finished
     with Store(db) as store:
         subs = Submissions(store)
         alice, _ = subs.open_session(subs.author("alice"))
@@ -364,6 +398,7 @@ def test_a_damaged_replay_of_a_submitted_bot_is_not_served(tmp_path: Path) -> No
     (tmp_path / "bots").mkdir()
     db = tmp_path / "arena.db"
     built = build_db(db, tmp_path / "bots")
+    finish_all(db)
     game = built["games"][-1]
     with Store(db) as store:
         stored = store.replay(game)

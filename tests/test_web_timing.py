@@ -190,6 +190,7 @@ def store_games(db: Path) -> None:
                 t.id, number, 0, 0, 1, "nimmt", "standard", 1, 1.0, started, results, replay.dumps(lines)
             )
             store.save_game(record)
+        store.set_status(t.id, "finished")  # one rotation of each deal: shown once no other can come
 
 
 @pytest.fixture(scope="module")

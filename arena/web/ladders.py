@@ -14,12 +14,10 @@ import threading
 import time
 from typing import Any
 
-import msgspec
-
 from ..store import Store, Tournament
 from ..store.submissions import RETIRED, WAITING, Submission, Submissions
 from .data import Unavailable, WebError
-from .pages import RECENT, Site, kind, seconds_since, tournament_health
+from .pages import RECENT, Site, kind, listed, seconds_since, tournament_health
 
 
 def is_ladder(t: Tournament) -> bool:
@@ -135,7 +133,7 @@ class Ladders:
                 "games_planned": None,
                 "health": health,
                 "standings": self.board(store, t, retired),
-                "games": [msgspec.to_builtins(g) for g in recent],
+                "games": [listed(g) for g in recent],
                 "active": [{"bot": s.ref, "author": s.author, "since": s.updated} for s in active],
                 "waiting": [waiting_row(s, now) for s in submissions.in_states(*WAITING)],
             }

@@ -101,6 +101,31 @@ def _builtins(value: Any) -> Any:
     return msgspec.to_builtins(value)
 
 
+def listed(game: Any) -> dict[str, Any]:
+    """A game as a list shows it: without its seed, which would give away its deal's hands
+    while the deal's other rotations may still be played (the game's page shows it once
+    they are all played: ``Site.game``)."""
+    data: dict[str, Any] = msgspec.to_builtins(game)
+    data.pop("seed", None)
+    return data
+
+
+def deal_still_played(store: Store, game: Any, group: int) -> WebError | None:
+    """A game whose deal has rotations still to be played (its tournament has not
+    finished): its seed, replay and frames would tell a spectator every hand of those
+    games, so they wait until all are played."""
+    if group >= len(game.seats):
+        return None
+    tournament = store.get_tournament(game.tournament)
+    if tournament is None or tournament.status == "finished":
+        return None
+    return WebError(
+        404,
+        f"game {game.id}'s deal is still being played in other seat rotations ({group} of {len(game.seats)}"
+        " played): its replay is shown once every rotation has been played",
+    )
+
+
 ANCHORED_BOARDS = 32
 """Anchored boards kept in memory (any anchor may be asked for: a few, least recent out)."""
 
@@ -394,7 +419,7 @@ class Site:
                 "last_game_started": recent[0].started if recent else None,
                 "nodes": [_builtins(n) for n in store.node_activity(t.id)],
                 "standings": standings,
-                "games": [_builtins(g) for g in recent],
+                "games": [listed(g) for g in recent],
             }
 
     def gauntlet(self, name: str) -> dict[str, Any]:
@@ -481,7 +506,7 @@ class Site:
                     for o, n, ahead, behind, tied in opponents
                 ],
                 "recent_games": [
-                    _builtins(g) for g in store.find_games(bot_id=bot.id, limit=BOT_RECENT, newest_first=True)
+                    listed(g) for g in store.find_games(bot_id=bot.id, limit=BOT_RECENT, newest_first=True)
                 ],
                 "fault_record": evidence,
                 "fault_groups": groups[(faults_page - 1) * FAULT_GROUPS : faults_page * FAULT_GROUPS],
@@ -595,7 +620,7 @@ class Site:
                 "order": "desc" if newest_first else "asc",
                 "total": total,
                 "last_page": last_page(total, limit),
-                "games": [_builtins(g) for g in found],
+                "games": [listed(g) for g in found],
             }
 
     def game_choices(self) -> dict[str, list[str]]:
@@ -613,8 +638,11 @@ class Site:
         with self.db.store() as store:
             found = store.game(game_id)
             group = len(store.deal_games(game_id))
+            embargo = None if found is None else deal_still_played(store, found, group)
         if found is None:
             raise WebError(404, f"no game {game_id} (the games page lists them)")
+        if embargo:
+            raise embargo
         return {
             **_builtins(found),
             "deal_games": group,
@@ -633,9 +661,12 @@ class Site:
 
         with self.db.store() as store:
             games = store.deal_games(game_id)
-        found = next((g for g in games if g.id == game_id), None)
+            found = next((g for g in games if g.id == game_id), None)
+            embargo = None if found is None else deal_still_played(store, found, len(games))
         if found is None:
             raise WebError(404, f"no game {game_id} (the games page lists them)")
+        if embargo:
+            raise embargo
         score = score_of(found.game)
         return {
             "game_id": game_id,
@@ -657,6 +688,9 @@ class Site:
 
     def replay(self, game_id: int) -> bytes:
         with self.db.store() as store:
+            found = store.game(game_id)
+            if found is not None and (embargo := deal_still_played(store, found, len(store.deal_games(game_id)))):
+                raise embargo
             try:
                 return store.replay(game_id)
             except StoreError:
