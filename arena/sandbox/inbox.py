@@ -5,23 +5,28 @@ own descriptor: one wake-up reads whatever every ready bot has written. Compared
 reader task per bot this halves the task switches per answer, which is most of the
 referee's cost when bots answer in microseconds.
 
-What a bot writes is bounded twice over: ``arm`` drops everything it wrote before its
-next request (unread, at C speed), and after ``LINE_BUDGET`` lines since then it is no
+What a bot writes is bounded three times over: ``arm`` drops everything it wrote before
+its next request (unread, at C speed); after ``LINE_BUDGET`` lines since then it is no
 longer read until that request (``Flooded``), so a flood costs the referee a fixed
-amount of work per request however many lines it holds.
+amount of work per request however many lines it holds; and after ``DRIP_READS`` reads
+since then that ended no line, it is read at most once every ``DRIP_PAUSE`` (it is
+*held*), so a line dribbled a byte at a time costs a few hundred reads a second at most,
+not one per byte. Only the dribbler's own line is read late (by at most the pause):
+the other bots are read as before, in the same wake-ups.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import select
-from collections import deque
+from collections import Counter, deque
 from typing import NamedTuple, Protocol
 
 import trio
 
 from .base import BotProcess
-from .framing import EndOfStream, LineBuffer, LineTooLong, PipeLines
+from .framing import DRIP_PAUSE, DRIP_READS, EndOfStream, LineBuffer, LineTooLong, PipeLines
 
 LINE_BUDGET = 100
 """Lines a bot may write between two of its requests (one answers; the rest answer
@@ -93,10 +98,20 @@ class Budgets:
     def __init__(self) -> None:
         self._budget: dict[int, int] = {}
         """Lines each bot may still write before its next request."""
+        self._drips: dict[int, int] = {}
+        """Reads of each bot since its last request that ended no line."""
+        self._held: dict[int, float] = {}
+        """Bots that dribble, not read again until then (Trio's clock)."""
         self._ready: deque[Received] = deque()
+        self.reads: Counter[int] = Counter()
+        """Reads of each bot's output: the referee's work for it (for tests and benchmarks)."""
+        self.wakeups = 0
+        """Times the reading task woke up."""
 
     def _forget(self, key: int) -> None:
         self._budget.pop(key, None)
+        self._drips.pop(key, None)
+        self._held.pop(key, None)
         if any(r.key == key for r in self._ready):
             self._ready = deque(r for r in self._ready if r.key != key)
 
@@ -122,6 +137,33 @@ class Budgets:
         self._budget[key] = budget
         return False
 
+    def _read(self, key: int, process: BotProcess, lines: LineBuffer, now: float) -> bool:
+        """Queue the lines a read of the bot's output completed; True when it is to be
+        read no more for now: flooded (until ``arm``) or dribbling (held, until its
+        pause is over: ``_released``)."""
+        self.reads[key] += 1
+        queued = len(self._ready)
+        if self._cut(key, process, lines, now):
+            return True
+        if len(self._ready) > queued:
+            return False
+        drips = self._drips[key] = self._drips.get(key, 0) + 1
+        if drips <= DRIP_READS:
+            return False
+        self._held[key] = now + DRIP_PAUSE
+        return True
+
+    def _next_release(self) -> float:
+        """When the first held bot is to be read again (infinity: none is held)."""
+        return min(self._held.values(), default=math.inf)
+
+    def _released(self, now: float) -> list[int]:
+        """The held bots whose pause is over, no longer held."""
+        due = [key for key, until in self._held.items() if until <= now]
+        for key in due:
+            del self._held[key]
+        return due
+
     def _ended(self, key: int, process: BotProcess, lines: LineBuffer, now: float) -> None:
         self._ready.append(Received(key, None, EndOfStream(lines.rest()), now, process.cpu_seconds()))
 
@@ -139,6 +181,8 @@ class Budgets:
                     last = _evidence(r)
             self._ready = kept
         self._budget[key] = LINE_BUDGET
+        self._drips[key] = 0
+        self._held.pop(key, None)
         return Dropped(count, last) if count else NOTHING
 
 
@@ -152,7 +196,8 @@ class Inbox(Budgets):
         self._fds: dict[int, int] = {}
         """The output descriptor of each key."""
         self._muted: set[int] = set()
-        """Descriptors taken out of the epoll set (a flood) until their bot's next request."""
+        """Descriptors taken out of the epoll set: a flood (until their bot's next
+        request) or a dribble (until its pause is over, or that request)."""
 
     def add(self, key: int, process: BotProcess) -> None:
         lines = process.output
@@ -163,7 +208,8 @@ class Inbox(Budgets):
         self._fds[key] = fd
         self._budget[key] = LINE_BUDGET
         self._epoll.register(fd, select.EPOLLIN)
-        self._cut_or_mute(fd, trio.current_time())  # lines read before, by the handshake
+        if self._cut(key, process, lines.buffer, trio.current_time()):  # lines read before, by the handshake
+            self._mute(fd)
 
     def _remove(self, fd: int) -> None:
         if fd in self._muted:
@@ -186,7 +232,13 @@ class Inbox(Budgets):
     async def receive(self) -> Received:
         """The next line of any bot, in the order read."""
         while not self._ready:
-            await trio.lowlevel.wait_readable(self._epoll.fileno())
+            release = self._next_release()
+            if release == math.inf:
+                await trio.lowlevel.wait_readable(self._epoll.fileno())
+            else:
+                with trio.move_on_at(release):
+                    await trio.lowlevel.wait_readable(self._epoll.fileno())
+            self.wakeups += 1
             self._read_ready()
         return self._ready.popleft()
 
@@ -206,6 +258,7 @@ class Inbox(Budgets):
         if not muted and all(ready != fd for ready, _ in self._epoll.poll(0)):
             return Dropped(count, last) if count else NOTHING  # the usual case: one cheap system call
         for _ in range(ARM_READS):
+            self.reads[key] += 1
             data = _read(fd)
             if data is None:
                 break
@@ -223,27 +276,32 @@ class Inbox(Budgets):
 
     def _read_ready(self) -> None:
         now = trio.current_time()
+        for key in self._released(now):
+            fd = self._fds[key]
+            if fd in self._muted and self._bots.get(fd, (None,))[0] == key:
+                self._muted.discard(fd)
+                self._epoll.register(fd, select.EPOLLIN)  # read below if it wrote meanwhile
         for fd, _ in self._epoll.poll(0):
+            key, process, lines = self._bots[fd]
             data = _read(fd)
             if data is None:
                 continue
             if not data:
                 self._end(fd, now)
                 continue
-            self._bots[fd][2].buffer.feed(data)
-            self._cut_or_mute(fd, now)
+            lines.buffer.feed(data)
+            if self._read(key, process, lines.buffer, now):
+                self._mute(fd)
 
     def _end(self, fd: int, now: float) -> None:
         key, process, lines = self._bots[fd]
         self._remove(fd)
         self._ended(key, process, lines.buffer, now)
 
-    def _cut_or_mute(self, fd: int, now: float) -> None:
-        """Queue what the bot's buffer holds; out of lines, read no more until ``arm``."""
-        key, process, lines = self._bots[fd]
-        if self._cut(key, process, lines.buffer, now):
-            self._epoll.unregister(fd)
-            self._muted.add(fd)
+    def _mute(self, fd: int) -> None:
+        """Read the bot no more: until ``arm``, or (held) until its pause is over."""
+        self._epoll.unregister(fd)
+        self._muted.add(fd)
 
 
 def _evidence(received: Received) -> bytes:

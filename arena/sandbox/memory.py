@@ -142,13 +142,16 @@ class MemoryLines:
 
 
 class MemoryInbox(Budgets):
-    """The ``LineInbox`` of bots in memory: each write is cut and stamped with Trio's
-    clock the moment it is made, under the same budget as the epoll inbox's."""
+    """The ``LineInbox`` of bots in memory: each write is a read, cut and stamped with
+    Trio's clock the moment it is made, under the same budgets as the epoll inbox's (a
+    dribbling bot's writes wait, unread, until its pause is over)."""
 
     def __init__(self) -> None:
         super().__init__()
         self._bots: dict[int, tuple[BotProcess, MemoryLines]] = {}
         self._muted: set[int] = set()
+        self._unread: set[int] = set()
+        """Muted bots that wrote since they were muted (a pipe that would be readable)."""
         self._wake = trio.Event()
 
     def add(self, key: int, process: BotProcess) -> None:
@@ -158,17 +161,24 @@ class MemoryInbox(Budgets):
         self._bots[key] = (process, lines)
         self._budget[key] = LINE_BUDGET
         lines.listen(lambda: self._arrived(key))
-        self._arrived(key)  # lines written before, after the handshake
+        self._arrived(key, read=False)  # lines written before, after the handshake
 
-    def _arrived(self, key: int) -> None:
-        if key not in self._bots or key in self._muted:
+    def _arrived(self, key: int, *, read: bool = True) -> None:
+        """The bot wrote (``read``: as a pipe's reader would see it) or ended."""
+        if key not in self._bots:
+            return
+        if key in self._muted:
+            self._unread.add(key)
             return
         process, lines = self._bots[key]
         now = trio.current_time()
-        if self._cut(key, process, lines.buffer, now):
+        if lines.ended or not read:
+            if self._cut(key, process, lines.buffer, now):
+                self._muted.add(key)
+            elif lines.ended:
+                self._end(key, now)
+        elif self._read(key, process, lines.buffer, now):
             self._muted.add(key)
-        elif lines.ended:
-            self._end(key, now)
         self._wake.set()
 
     def _end(self, key: int, now: float) -> None:
@@ -180,6 +190,7 @@ class MemoryInbox(Budgets):
         if key in self._bots:
             self._bots.pop(key)[1].listen(None)
         self._muted.discard(key)
+        self._unread.discard(key)
         self._forget(key)
 
     def arm(self, key: int) -> Dropped:
@@ -190,6 +201,7 @@ class MemoryInbox(Budgets):
             if dropped:
                 count, last = count + dropped, head
             self._muted.discard(key)
+            self._unread.discard(key)
             if lines.ended:
                 self._end(key, trio.current_time())
         return Dropped(count, last) if count else NOTHING
@@ -197,7 +209,14 @@ class MemoryInbox(Budgets):
     async def receive(self) -> Received:
         while not self._ready:
             self._wake = trio.Event()
-            await self._wake.wait()
+            with trio.move_on_at(self._next_release()):
+                await self._wake.wait()
+            self.wakeups += 1
+            for key in self._released(trio.current_time()):
+                self._muted.discard(key)
+                if key in self._unread:
+                    self._unread.discard(key)
+                    self._arrived(key)
         return self._ready.popleft()
 
     def close(self) -> None:
