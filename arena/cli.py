@@ -34,6 +34,7 @@ from .cli_results import games_cmd, leaderboard_cmd
 from .cli_sandbox import check_games, open_sandbox, prepare
 from .cli_tournaments import tournament_app
 from .cli_web import serve
+from .text import shown
 
 if TYPE_CHECKING:
     from .match import GameResult
@@ -221,19 +222,22 @@ def replay_cmd(
 
 
 def show_stderr(lines: list[Any], header: Any) -> None:
-    """Each seat's stderr (the bot author's debugging log) and its faults with evidence."""
+    """Each seat's stderr (the bot author's debugging log) and its faults with evidence,
+    through ``shown``: what a bot wrote is seen, never obeyed by the terminal."""
     from .replay import End, FaultLine
 
     end = lines[-1]
     for seat, info in enumerate(header.seats):
-        console.rule(f"seat {seat}: {info.name} {info.version}")
+        console.rule(escape(f"seat {seat}: {shown(info.name)} {shown(info.version)}"))
         for line in lines:
             if isinstance(line, FaultLine) and line.seat == seat:
                 fault = line.fault
-                console.print(f"[red]fault ({fault.kind}):[/] {escape(fault.message)}", soft_wrap=True)
+                console.print(
+                    f"[red]fault ({escape(shown(fault.kind))}):[/] {escape(shown(fault.message))}", soft_wrap=True
+                )
                 if fault.line:
-                    console.print(f"  its line: {escape(fault.line)}", soft_wrap=True)
-        text = end.stderr[seat] if isinstance(end, End) else ""
+                    console.print(f"  its line: {escape(shown(fault.line))}", soft_wrap=True)
+        text = shown(end.stderr[seat], lines=True) if isinstance(end, End) else ""
         console.print(escape(text.rstrip()) if text.strip() else "[dim](nothing on stderr)[/]", soft_wrap=True)
 
 
@@ -316,7 +320,7 @@ def bot_build(
     with user_errors():
         bot = load_bot(bot_dir)
         client = images.connect()
-        images.build_bot(client, bot, force=force, progress=console.print)
+        images.build_bot(client, bot, force=force, progress=lambda line: console.print(shown(line), markup=False))
 
 
 @bot_app.command("check")
@@ -340,14 +344,15 @@ def bot_check(
     def show(check: Check) -> None:
         label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
         timing = f" [dim]· {check.timing}[/]" if check.timing else ""
-        console.print(f" {label}  [bold]{escape(check.name)}[/]  {escape(check.detail)}{timing}", soft_wrap=True)
+        name, detail = escape(shown(check.name)), escape(shown(check.detail))
+        console.print(f" {label}  [bold]{name}[/]  {detail}{timing}", soft_wrap=True)
         evidence = [("sent", check.sent), ("got", check.got), ("expected", check.expected), ("fix", check.fix)]
         if not check.ok and not check.skipped:
             if check.stderr:
-                evidence.append(("stderr", check.stderr.replace("\n", "\n" + " " * 17)))
+                evidence.append(("stderr", shown(check.stderr, lines=True).replace("\n", "\n" + " " * 17)))
             for key, value in evidence:
                 if value:
-                    console.print(f"        {key:<9}{escape(value)}", soft_wrap=True)
+                    console.print(f"        {key:<9}{escape(shown(value, lines=key == 'stderr'))}", soft_wrap=True)
         if verbose and check.times_ms:
             console.print("        [dim]ms: " + " ".join(f"{ms:.1f}" for ms in check.times_ms) + "[/]")
 
@@ -361,14 +366,14 @@ def bot_check(
         fail(f"--game {unknown[0]}: {bot.name}'s bot.toml lists only {', '.join(bot.manifest.games)}")
     with user_errors():
         sandbox = open_sandbox(sandbox_name)
-    console.print(f"checking [bold]{escape(bot.name)}[/] ({bot_dir}) in the {sandbox_name} sandbox")
+    console.print(f"checking [bold]{escape(bot.name)}[/] ({escape(shown(str(bot_dir)))}) in the {sandbox_name} sandbox")
     checker = Checker(
         bot,
         sandbox,
         round(move_time * 1000),
         round(startup_time * 1000),
         on_check=show,
-        progress=lambda line: err_console.print(f"[dim]{escape(line)}[/]"),
+        progress=lambda line: err_console.print(f"[dim]{escape(shown(line))}[/]"),
     )
     with user_errors():
         checks = trio.run(checker.run, game, only)
@@ -378,7 +383,7 @@ def bot_check(
     summary = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
     console.print(f"[bold {'red' if failed else 'green'}]{summary}[/]")
     for name, times in checker.repeated():
-        console.print(f"{times} checks failed as «{escape(name)}» did: fix that one first", soft_wrap=True)
+        console.print(f"{times} checks failed as «{escape(shown(name))}» did: fix that one first", soft_wrap=True)
     if failed:
         raise typer.Exit(1)
 
@@ -403,7 +408,8 @@ def bot_list(db: DbOption = DEFAULT_DB) -> None:
         for column in ("bot", "version", "language", "games", "hash", "added"):
             table.add_column(column)
         for b in bots:
-            table.add_row(b.name, b.version, b.language, ", ".join(b.games), b.hash[:12], b.added)
+            cells = (b.name, b.version, b.language, ", ".join(b.games), b.hash[:12], b.added)
+            table.add_row(*(escape(shown(cell)) for cell in cells))
         console.print(table)
 
 

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .cli_common import DEFAULT_DB, DbOption, console, err_console, fail, open_store, print_table, user_errors
+from .text import shown
 
 author_app = typer.Typer(help="Authors: who may submit bots to `arena serve --submissions`.", no_args_is_help=True)
 
@@ -30,7 +31,7 @@ def author_add(name: Annotated[str, typer.Argument(help="The author's name.")], 
 
     with user_errors():
         author, token = Submissions(open_store(db, must_exist=False)).add_author(name)
-    console.print(f"author {author.name} added to {db}; their token (shown only this once):", markup=False)
+    console.print(shown(f"author {author.name} added to {db}; their token (shown only this once):"), markup=False)
     print(token, flush=True)
     err_console.print(
         f"give it to {author.name}: `ARENA_TOKEN=... arena submit BOT_DIR --server URL` (or --token-file FILE),"
@@ -56,10 +57,10 @@ def author_list(db: DbOption = DEFAULT_DB) -> None:
             table.add_column(column)
         for a in subs.authors():
             table.add_row(
-                escape(a.name),
+                escape(shown(a.name)),
                 a.created,
                 a.revoked or "",
-                escape(", ".join(owned.get(a.id, []))),
+                escape(shown(", ".join(owned.get(a.id, [])))),
                 str(len(subs.of_author(a.id))),
             )
         print_table(table)
@@ -72,7 +73,7 @@ def author_revoke(name: Annotated[str, typer.Argument(help="The author's name.")
 
     with user_errors():
         author = Submissions(open_store(db)).revoke(name)
-    console.print(f"revoked {author.name}'s token (since {author.revoked})", markup=False)
+    console.print(shown(f"revoked {author.name}'s token (since {author.revoked})"), markup=False)
 
 
 def submit_cmd(
@@ -89,8 +90,9 @@ def submit_cmd(
     data = _packed(bot_dir)
     answer = _call(base, "/api/submissions", token, data)
     url = urllib.parse.urljoin(base, str(answer.get("url", "")))
+    said = f"submitted {answer['name']}:{answer['version']} as submission {answer['id']} ({answer['state']}): {url}"
     console.print(
-        f"submitted {answer['name']}:{answer['version']} as submission {answer['id']} ({answer['state']}): {url}",
+        shown(said),
         markup=False,
         soft_wrap=True,
     )
@@ -164,22 +166,28 @@ def _call(base: str, path: str, token: str, body: bytes | None = None) -> dict[s
 
 
 def _wait(base: str, token: str, submission_id: int) -> None:
-    """Follow the submission until it is active or rejected; exit 1 when rejected."""
-    shown = ""
+    """Follow the submission until it is active or rejected; exit 1 when rejected, with
+    each failed check's evidence. The report quotes the bot (its lines, its stderr, its
+    build): through ``shown``."""
+    last = ""
     while True:
         found = _call(base, f"/api/submissions/{submission_id}", token)
         state = str(found.get("state", ""))
-        if state != shown:
-            console.print(f"{state}", markup=False)
-            shown = state
+        if state != last:
+            console.print(shown(state), markup=False)
+            last = state
         if state in FINAL_STATES:
             break
         time.sleep(WAIT_POLL_S)
     report = found.get("report") or {}
     for check in report.get("checks", []):
         if not check.get("ok") and not check.get("skipped"):
-            console.print(f"FAIL {check.get('name')}: {check.get('detail')}", markup=False, soft_wrap=True)
+            console.print(shown(f"FAIL {check.get('name')}: {check.get('detail')}"), markup=False, soft_wrap=True)
+            for key in ("sent", "got", "expected", "fix", "stderr"):
+                if check.get(key):
+                    value = shown(str(check[key]), lines=key == "stderr").replace("\n", "\n" + " " * 12)
+                    console.print(f"  {key:<9} {value}", markup=False, soft_wrap=True)
     if report.get("error"):
-        console.print(str(report["error"]), markup=False, soft_wrap=True)
+        console.print(shown(str(report["error"]), lines=True), markup=False, soft_wrap=True)
     if state == "rejected":
         raise typer.Exit(1)

@@ -72,30 +72,82 @@ def tls_flags(tls: TLS | None) -> list[str]:
     return ["--tls-ca-file", tls.ca_file, "--tls-cert", tls.cert, "--tls-key", tls.key]
 
 
+HostOption = Annotated[
+    str,
+    typer.Option(help="The address to listen on: loopback unless another machine must reach it (then with TLS)."),
+]
+DashboardOption = Annotated[
+    bool,
+    typer.Option(
+        "--dashboard",
+        help="Serve Dask's dashboard (plain HTTP: the workers, their logs) on loopback; none unless asked.",
+    ),
+]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure-network",
+        help="Listen on a non-loopback address without TLS: anyone who reaches the port runs code as this user.",
+    ),
+]
+
+
+def exposure(what: str, host: str, tls: TLS | None, insecure: bool) -> None:
+    """Refuse in one line to listen where others reach without TLS, unless the user took
+    that risk with ``--insecure-network`` (then warn, naming it)."""
+    from .cluster_ports import InsecureAddress, check_exposure
+
+    try:
+        warning = check_exposure(what, host, tls is not None, insecure)
+    except InsecureAddress as exc:
+        fail(str(exc))
+    if warning is not None:
+        err_console.print(warning, style="bold yellow", markup=False, soft_wrap=True)
+
+
+def http_flags(dashboard: bool, port: int) -> list[str]:
+    """Dask's HTTP server: the dashboard on loopback at ``port`` when asked; else on a
+    loopback port of its own, serving nothing, and closed by our preload at its start."""
+    from .cluster_ports import NO_HTTP_ROUTES, PRELOAD
+
+    if dashboard:
+        return ["--dashboard", "--dashboard-address", f"127.0.0.1:{port}"]
+    os.environ.update(NO_HTTP_ROUTES)
+    return ["--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--preload", PRELOAD]
+
+
 def scheduler(
-    host: Annotated[
-        str, typer.Option(help="The address to listen on: loopback unless another machine must reach it.")
-    ] = "127.0.0.1",
+    host: HostOption = "127.0.0.1",
     port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8786,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
+    dashboard: DashboardOption = False,
+    insecure_network: InsecureOption = False,
 ) -> None:
     """Run a Dask scheduler for arena workers (on loopback by default).
 
-    Whoever can reach a scheduler without TLS can run code on its workers: listen on
-    another address only with --tls-ca-file, --tls-cert and --tls-key, or on a network
-    only your machines reach.
+    Whoever can reach a scheduler without TLS can run code on its workers: another
+    address than loopback needs --tls-ca-file, --tls-cert and --tls-key (or
+    --insecure-network, for a network only your machines reach).
     """
     tls = tls_of(tls_ca_file, tls_cert, tls_key)
+    exposure("scheduler", host, tls, insecure_network)
     command = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", host, "--port", str(port)]
-    command += ["--no-dashboard", *tls_flags(tls)]
+    command += [*http_flags(dashboard, 8787), *tls_flags(tls)]
     if tls is not None:
         command += ["--protocol", "tls"]
     scheme = "tls" if tls else "tcp"
-    console.print(f"scheduler at {scheme}://{host}:{port}; join it with: arena worker {scheme}://{host}:{port}")
+    address = f"{scheme}://{_bracketed(host)}:{port}"
+    console.print(f"scheduler at {address}; join it with: arena worker {address}", markup=False, soft_wrap=True)
+    if dashboard:
+        console.print("dashboard at http://127.0.0.1:8787 (this machine only)", markup=False)
     sys.stdout.flush()
     os.execv(sys.executable, command)
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def worker(
@@ -108,22 +160,45 @@ def worker(
         str, typer.Option(help="Where bots run: docker or local (bubblewrap); checked before joining.")
     ] = "docker",
     name: Annotated[str | None, typer.Option(help="The worker's name in the cluster (default: Dask's).")] = None,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            help="The address this worker (and its nanny) listen on, which the scheduler and the other workers"
+            " must reach: 127.0.0.1 unless given (then with TLS).",
+            show_default=False,
+        ),
+    ] = None,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
+    dashboard: DashboardOption = False,
+    insecure_network: InsecureOption = False,
 ) -> None:
     """Join a Dask cluster as a machine that plays matches.
 
     Refuses to join, with one line, when its sandbox does not work here or the cluster
-    plays with another arena version.
+    plays with another arena version. Listens on loopback unless --host names another
+    address, which needs TLS (or --insecure-network).
     """
+    from urllib.parse import urlsplit
+
     from .cli_sandbox import open_sandbox
+    from .cluster_ports import is_loopback
 
     if sandbox not in ("docker", "local"):
         fail(f"--sandbox {sandbox!r}: a worker plays in docker or local (bubblewrap)")
     if "://" not in scheduler:
         fail(f"{scheduler!r} is not a scheduler address: tcp://HOST:PORT (or tls://HOST:PORT)")
     tls = tls_of(tls_ca_file, tls_cert, tls_key)
+    if host is None:
+        remote = urlsplit(scheduler).hostname or ""
+        if not is_loopback(remote):
+            fail(
+                f"the scheduler {scheduler} is on another machine, which must reach this worker too: give --host"
+                " with this machine's address there (and TLS)"
+            )
+        host = "127.0.0.1"
+    exposure("worker", host, tls, insecure_network)
     with user_errors():
         checked = open_sandbox(sandbox)
         from .cluster import claim_version, connect
@@ -139,7 +214,8 @@ def worker(
     from .node import SANDBOX_ENV, SLOTS_ENV
 
     command = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler]
-    command += ["--nthreads", str(count), "--resources", f"slots={count}", "--no-dashboard", *tls_flags(tls)]
+    command += ["--nthreads", str(count), "--resources", f"slots={count}", "--host", host]
+    command += [*http_flags(dashboard, 0), *tls_flags(tls)]
     if name is not None:
         command += ["--name", name]
     os.environ[SANDBOX_ENV] = sandbox

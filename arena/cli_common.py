@@ -16,16 +16,43 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.markup import escape
+from rich.segment import Segment
+from rich.text import Text
+
+from .text import shown
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from .store import Store
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+
+class TerminalConsole(Console):
+    """Rich's console, whose every piece of text goes through ``shown`` on its way out:
+    a control character or bidi override a bot wrote is printed as its escape, whichever
+    command, table or renderer it came through (rich's own styles and cursor moves are
+    not text, and pass). Where a text is made, ``shown`` is applied too, so that tables
+    are laid out at its escaped width; this is the net under every such place (a
+    string is escaped before it is laid out, a rich ``Text`` as it is rendered)."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        """A string to print (a line, a table's cell, a title) escaped before it is laid
+        out, so that it is measured at the width it will have."""
+        return super().render_str(shown(text, lines=True), **kwargs)
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterator[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control is None and segment.text:
+                safe = shown(segment.text, lines=True)
+                if safe is not segment.text:
+                    segment = Segment(safe, segment.style)
+            yield segment
+
+
+console = TerminalConsole(highlight=False)
+err_console = TerminalConsole(stderr=True, highlight=False)
 
 USER_ERRORS = (
     ("arena.bots", "BotError"),
@@ -54,7 +81,7 @@ def user_error_types() -> tuple[type[BaseException], ...]:
 def fail(message: str, code: int = 2) -> NoReturn:
     """One red line naming the problem, and a non-zero exit: never a traceback."""
     # The message as it is: a bracket or a ":name:" in it is no markup and no emoji.
-    err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True, emoji=False)
+    err_console.print(f"[bold red]error:[/] {escape(shown(message))}", markup=True, soft_wrap=True, emoji=False)
     raise typer.Exit(code)
 
 
@@ -197,25 +224,26 @@ def print_table(table: Table) -> None:
         # Its natural width, measured here rather than by leaderboard.board: that one
         # brings numpy, which `arena games` has no use for.
         natural = Console(width=100_000, file=io.StringIO(), highlight=False).measure(table).maximum
-        Console(file=sys.stdout, width=max(natural, title), highlight=False).print(table)
+        TerminalConsole(file=sys.stdout, width=max(natural, title), highlight=False).print(table)
     else:
         console.print(table)
 
 
 def print_board(rows: list[Any], title: str) -> None:
-    """A board as ``arena leaderboard`` shows it: a table per part, then its notes."""
+    """A board as ``arena leaderboard`` shows it: a table per part, then its notes
+    (``title`` is text, not markup: it holds names)."""
     from leaderboard.board import render_board
 
-    for shown in render_board(rows, title, fit_width()):
-        if isinstance(shown, str):
-            print_line(shown)
+    for part in render_board(rows, escape(shown(title)), fit_width()):
+        if isinstance(part, str):
+            print_line(part)
         else:
-            print_table(shown)
+            print_table(part)
 
 
 def print_line(line: str) -> None:
     """A line of text under a table: wrapped to the terminal, whole into a file or a pipe."""
     if fit_width() is None:
-        print(line)
+        print(shown(line, lines=True))
     else:
         console.print(line, markup=False, highlight=False, emoji=False)

@@ -174,7 +174,9 @@ def gauntlet_cmd(
         except BaseException:
             with contextlib.suppress(StoreError):
                 store.set_status(tournament.id, "interrupted")
-            err_console.print(f"[yellow]resume with:[/] arena gauntlet --resume --name {tournament.name} --db {db}")
+            err_console.print(
+                f"[yellow]resume with:[/] arena gauntlet --resume --name {escape(tournament.name)} --db {db}"
+            )
             raise
         lines(reading, last=True)
         summary(reading, stored, test)

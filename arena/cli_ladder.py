@@ -34,6 +34,7 @@ from .cli_common import (
     user_errors,
 )
 from .deals import new_secret
+from .text import shown
 
 if TYPE_CHECKING:
     from .match import GameResult
@@ -195,7 +196,9 @@ def create(
 
 
 def say(line: str) -> None:
-    err_console.print(line, markup=False, soft_wrap=True, highlight=False)
+    """A line of the pipeline or the ladder: it may quote a submission (its manifest, its
+    build's output), so through ``shown``."""
+    err_console.print(shown(line), markup=False, soft_wrap=True, highlight=False)
 
 
 def game_line(count: int, result: GameResult, bots: list[StoredBot]) -> str:
@@ -225,11 +228,11 @@ def ladder_show(
         active = Submissions(store).active()
         for s in active:
             if s.ref not in on_board:
-                console.print(f"active, no games yet: {s.ref} by {s.author}", markup=False)
+                console.print(shown(f"active, no games yet: {s.ref} by {s.author}"), markup=False)
         if not active:
             console.print("no bot active yet (`arena ladder run` builds and checks what authors submit)", markup=False)
         waiting = Submissions(store).in_states(*WAITING)
         for s in waiting:
-            console.print(f"waiting: {s.ref} by {s.author}, {s.state} since {s.updated}", markup=False)
+            console.print(shown(f"waiting: {s.ref} by {s.author}, {s.state} since {s.updated}"), markup=False)
         if not waiting:
             console.print("no submission waiting", markup=False)

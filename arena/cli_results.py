@@ -20,6 +20,7 @@ from .cli_common import (
     print_table,
     user_errors,
 )
+from .text import json_shown, shown
 
 if TYPE_CHECKING:
     from .store import Store
@@ -119,9 +120,9 @@ def leaderboard_cmd(
         if los:
             matrices = {k: los_matrix(store, k.partition("/")[0], k.partition("/")[2], tournament) for k in keys}
         if format_ == "json":
-            print(boards_json(boards, matrices))
+            print(json_shown(boards_json(boards, matrices)))
         elif format_ == "csv":
-            print(boards_csv(boards) if matrices is None else los_csv(matrices), end="")
+            print(shown(boards_csv(boards) if matrices is None else los_csv(matrices), lines=True), end="")
         else:
             scope = f", tournament {tournament}" if tournament else ""
             for key, rows in boards.items():
@@ -176,10 +177,10 @@ def games_cmd(
         if format_ == "json":
             import msgspec
 
-            print(msgspec.json.format(msgspec.json.encode(games).decode(), indent=2))
+            print(json_shown(msgspec.json.format(msgspec.json.encode(games).decode(), indent=2)))
             return
         if format_ == "csv":
-            print(games_csv(games), end="")
+            print(shown(games_csv(games), lines=True), end="")
             return
         scope = (f", tournament {tournament}" if tournament else "") + (f", bot {bot}" if bot else "")
         table = Table(title=escape(f"Games in {db}{scope}"))
@@ -193,8 +194,9 @@ def games_cmd(
                 f"{s.bot} {s.score}" + (" #1" if s.rank == 1 else "") + ("" if s.status == "ok" else f" [{s.status}]")
                 for s in g.seats
             )
-            row = [str(g.id), escape(g.tournament), str(g.match_no), str(g.deal), str(g.rounds), escape(seats)]
-            table.add_row(*row, g.started, *([escape(g.node)] if nodes else []))
+            row = [str(g.id), escape(shown(g.tournament)), str(g.match_no), str(g.deal), str(g.rounds)]
+            row += [escape(shown(seats)), escape(shown(g.started))]
+            table.add_row(*row, *([escape(shown(g.node))] if nodes else []))
         print_table(table)
         if not games:
             err_console.print("no games stored" + escape(scope.replace(",", " for", 1)))

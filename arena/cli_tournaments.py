@@ -45,6 +45,7 @@ from .cli_common import (
 )
 from .deals import describe, new_secret, public
 from .league import resume_command
+from .text import json_shown, shown
 
 if TYPE_CHECKING:
     from .store import StoredBot
@@ -174,7 +175,7 @@ def tournament_run(
                     store.set_status(tournament.id, "interrupted")
             raise
         console.print(
-            f"tournament [bold]{tournament.name}[/] · {tournament.game} · {len(stored)} bots, tables of"
+            f"tournament [bold]{escape(shown(tournament.name))}[/] · {tournament.game} · {len(stored)} bots, tables of"
             f" {config.table_size}, {config.deals} deal{'s' * (config.deals != 1)} · seed {tournament.seed} · {db}"
         )
         console.print("deals: " + describe(tournament.seed, tournament.commitment, None), markup=False)
@@ -188,10 +189,11 @@ def tournament_run(
                 with contextlib.suppress(StoreError):  # a full disk: it still resumes
                     store.set_status(tournament.id, "interrupted")
                 err_console.print(
-                    f"[yellow]resume with:[/] arena tournament run --resume --name {tournament.name} --db {db}"
+                    f"[yellow]resume with:[/] arena tournament run --resume --name {escape(shown(tournament.name))} --db {db}"
                 )
                 raise
-        console.print(f"\n{played} games played; {store.count_games(tournament.id)} stored for {tournament.name}")
+        kept = store.count_games(tournament.id)
+        console.print(f"\n{played} games played; {kept} stored for {shown(tournament.name)}", markup=False)
         from leaderboard.board import settle
 
         rows = settle(store, tournament.game, tournament.variant, tournament.name, tournament.id)
@@ -250,7 +252,7 @@ def grow_league(
     after = schedule_of(tournament)
     new_games = sum(len(m.games) for m in after[len(before) :])
     console.print(
-        f"added {', '.join(b.ref for b in added)} to {tournament.name}: {len(after) - len(before)} new tables,"
+        f"added {', '.join(b.ref for b in added)} to {shown(tournament.name)}: {len(after) - len(before)} new tables,"
         f" {new_games} games; the {len(before)} tables played so far are kept",
         markup=False,
         soft_wrap=True,
@@ -327,14 +329,14 @@ def tournament_list(
         if format_ == "json":
             import msgspec
 
-            print(msgspec.json.format(msgspec.json.encode(rows).decode(), indent=2))
+            print(json_shown(msgspec.json.format(msgspec.json.encode(rows).decode(), indent=2)))
             return
         if format_ == "csv":
             out = io.StringIO()
             writer = csv.DictWriter(out, TOURNAMENT_FIELDS, lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
-            print(out.getvalue(), end="")
+            print(shown(out.getvalue(), lines=True), end="")
             return
         table = Table(title=escape(f"Tournaments in {db}"))
         for column in ("tournament", "board", "status", "games", "created", "finished"):
@@ -402,7 +404,7 @@ def tournament_show(
         if format_ == "json":
             import msgspec
 
-            print(msgspec.json.format(msgspec.json.encode(info).decode(), indent=2))
+            print(json_shown(msgspec.json.format(msgspec.json.encode(info).decode(), indent=2)))
             return
         limits = t.config.get("limits") or {}
         deals = t.config.get("deals")
@@ -428,9 +430,9 @@ def tournament_show(
             sizes = [*grown, len(t.config.get("bots") or [])]
             lines.append("grown: " + " -> ".join(str(n) for n in sizes) + " bots (--add)")
         for line in lines:
-            console.print(line, markup=False, soft_wrap=True)
+            console.print(shown(line), markup=False, soft_wrap=True)
         if info["resume"]:
-            console.print(f"resume with: {info['resume']}", markup=False, soft_wrap=True)
+            console.print(shown(f"resume with: {info['resume']}"), markup=False, soft_wrap=True)
 
 
 @tournament_app.command("delete")

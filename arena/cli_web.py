@@ -57,6 +57,9 @@ def serve(
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.loglevel = "WARNING"
     config.accesslog = None
+    from .text import log_safely
+
+    config.errorlog = log_safely("hypercorn.error", "arena")
     config.graceful_timeout = 1.0
     submit = None
     if submissions:

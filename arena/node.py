@@ -32,6 +32,7 @@ from . import replay as replay_files
 from .bots import Bot, load_bot
 from .match import GameResult, MatchSpec
 from .referee import MatchError, TimedGames, play_match
+from .text import shown
 
 if TYPE_CHECKING:
     from .sandbox.base import Sandbox
@@ -130,7 +131,7 @@ class _Node:
             raise NodeError(f"bundle {digest[:12]} holds {bot.name}:{bot.version}, not {wanted.name}:{wanted.version}")
         with self.building:
             if digest not in self.built:
-                self.sandbox.prepare(bot, progress=lambda line: print(line, file=sys.stderr, flush=True))
+                self.sandbox.prepare(bot, progress=lambda line: print(shown(line), file=sys.stderr, flush=True))
                 self.built.add(digest)
         return bot
 
@@ -209,7 +210,7 @@ def _leave(node: _Node | None, why: str) -> NoReturn:
     if node is not None:
         node.broken = why
     message = f"worker {worker.name} left the cluster: its sandbox fails ({why}); its matches go to other workers"
-    print(message, file=sys.stderr, flush=True)
+    print(shown(message), file=sys.stderr, flush=True)
     worker.log_event(TOPIC, {"worker": str(worker.name), "message": message})
     sync(worker.loop, worker.set_resources, slots=0)
     worker.loop.add_callback(worker.close, executor_wait=False, nanny=True, reason="its sandbox fails")

@@ -60,11 +60,10 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture
 def scheduler() -> Iterator[str]:
-    """A real Dask scheduler on a free loopback port."""
+    """A real Dask scheduler on a free loopback port, as ``arena scheduler`` starts it."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port)]
-        + ["--no-dashboard"],
+        [ARENA, "scheduler", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -197,8 +196,8 @@ class Workers:
     def log(self, name: str) -> str:
         return (self.tmp / f"{name}.log").read_text(errors="replace")
 
-    def wait_for(self, count: int) -> None:
-        ask(self.scheduler, WAIT_FOR_WORKERS, str(count))
+    def wait_for(self, count: int, *tls: str) -> None:
+        ask(self.scheduler, WAIT_FOR_WORKERS, str(count), *tls)
 
     def kill(self, name: str) -> None:
         """kill -9 of the worker's whole session: the machine is gone."""
@@ -232,7 +231,9 @@ def ask(scheduler: str, script: str, *args: str, timeout: float = 120) -> str:
 WAIT_FOR_WORKERS = """
 import sys, time
 from distributed import Client
-with Client(sys.argv[1], timeout=30) as client:
+from arena.cluster import TLS
+tls = TLS(*sys.argv[4::2]).security() if len(sys.argv) > 3 else None
+with Client(sys.argv[1], timeout=30, security=tls) as client:
     deadline = time.monotonic() + 90
     while len(client.scheduler_info()["workers"]) < int(sys.argv[2]):
         assert time.monotonic() < deadline, "the workers did not join"
@@ -512,10 +513,112 @@ def make_certificates(folder: Path) -> dict[str, list[str]]:
     return flags
 
 
+def listening_ports(*procs: subprocess.Popen[bytes]) -> dict[int, list[int]]:
+    """Every port the processes of ``procs`` (and their children: a worker's nanny and
+    the worker it starts) listen on, by process; each must be bound to loopback."""
+    import ipaddress
+
+    import psutil
+
+    found: dict[int, list[int]] = {}
+    for proc in procs:
+        parent = psutil.Process(proc.pid)
+        for each in [parent, *parent.children(recursive=True)]:
+            for conn in each.net_connections(kind="inet"):
+                if conn.status == psutil.CONN_LISTEN:
+                    assert ipaddress.ip_address(conn.laddr.ip).is_loopback, f"{each.cmdline()} listens on {conn.laddr}"
+                    found.setdefault(each.pid, []).append(conn.laddr.port)
+    return found
+
+
+PLAIN_TO_EACH = """
+import asyncio, json, socket, sys
+from distributed.comm import connect
+
+async def rpc(port):
+    comm = await connect(f"tcp://127.0.0.1:{port}", timeout=10)
+    await comm.write({"op": "identity"})
+    return await comm.read()
+
+def http(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(b"GET /info/main/workers.html HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n")
+        try:
+            return conn.recv(64).startswith(b"HTTP")
+        except (TimeoutError, OSError):
+            return False
+
+answers = []
+for port in map(int, sys.argv[2:]):
+    try:
+        asyncio.run(asyncio.wait_for(rpc(port), 20))
+        answers.append(f"{port} ran a plain RPC")
+    except Exception:
+        answers.append(f"{port} speaks HTTP" if http(port) else "refused")
+print(json.dumps(answers))
+"""
+"""A plain (no TLS) Dask RPC, then a plain HTTP GET, to each port given: what answered."""
+
+HTTP_TO_EACH = """
+import json, socket, sys
+answers = []
+for port in map(int, sys.argv[2:]):
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(b"GET /health HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n")
+        try:
+            answers.append("http" if conn.recv(64).startswith(b"HTTP") else "nothing")
+        except (TimeoutError, OSError):
+            answers.append("nothing")
+print(json.dumps(answers))
+"""
+
+
+def test_a_scheduler_and_worker_as_the_docs_start_them_listen_on_loopback_and_serve_no_http(tmp_path: Path) -> None:
+    """`arena scheduler` and `arena worker tcp://127.0.0.1:PORT --sandbox local`: every
+    port of the scheduler, the worker and its nanny is bound to loopback (never 0.0.0.0
+    or ::), and none answers HTTP (no dashboard, no /health) unless --dashboard."""
+    port = free_port()
+    scheduler = subprocess.Popen(
+        [ARENA, "scheduler", "--port", str(port)], stdout=subprocess.DEVNULL, start_new_session=True
+    )
+    workers = Workers(f"tcp://127.0.0.1:{port}", tmp_path)
+    try:
+        workers.start("w1")
+        workers.wait_for(1)
+        listening = listening_ports(scheduler, *workers.procs.values())
+        answers = json.loads(ask(workers.scheduler, HTTP_TO_EACH, *(str(p) for ps in listening.values() for p in ps)))
+    finally:
+        workers.stop_all()
+        stop(scheduler)
+    assert listening[scheduler.pid] == [port], "the scheduler's one port: no HTTP server"
+    assert len(listening) == 3 and all(len(ports) == 1 for ports in listening.values()), "scheduler, nanny, worker"
+    assert answers == ["nothing"] * 3
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["scheduler", "--host", "0.0.0.0"], "--host 0.0.0.0: without TLS anyone who reaches this scheduler"),
+        (["scheduler", "--host", "::"], "--host ::: without TLS anyone who reaches this scheduler"),
+        (["scheduler", "--host", "10.0.0.5"], "runs any code here as user"),
+        (["worker", "tcp://127.0.0.1:1", "--host", "0.0.0.0"], "anyone who reaches this worker on 0.0.0.0"),
+        (["worker", "tcp://10.0.0.5:8786"], "is on another machine, which must reach this worker too: give --host"),
+    ],
+)
+def test_a_network_address_without_tls_is_refused_in_one_line(args: list[str], says: str) -> None:
+    """Nothing listens: the refusal comes before Dask starts (a worker before it checks
+    its sandbox or reaches the scheduler)."""
+    refused = run_arena(*args, timeout=60)
+    line = one_clean_line(refused, says)
+    assert "--insecure-network" in line or "another machine" in line
+
+
 def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path) -> None:
     """`arena scheduler` with TLS (on loopback, by default), a worker and a coordinator
     with certificates of its authority play; a coordinator without TLS, or with a
-    stranger's certificate, is refused in one line and writes nothing."""
+    stranger's certificate, is refused in one line and writes nothing. From another
+    process, each port of the scheduler, the worker and its nanny refuses a plain Dask
+    RPC and a plain HTTP GET (no HTTP server hands out the workers or their logs)."""
     certs = make_certificates(tmp_path / "certs")
     port = free_port()
     address = f"tls://127.0.0.1:{port}"
@@ -528,6 +631,10 @@ def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path)
     workers = Workers(address, tmp_path)
     try:
         workers.start("w1", 1, "local", *certs["worker"])
+        workers.wait_for(1, *certs["coordinator"])
+        listening = listening_ports(scheduler, *workers.procs.values())
+        worker = {pid: ports for pid, ports in listening.items() if pid != scheduler.pid}
+        refusals = json.loads(ask(address, PLAIN_TO_EACH, *(str(p) for ps in listening.values() for p in ps)))
         bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
         db = tmp_path / "a.db"
         plain = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", f"tcp://127.0.0.1:{port}")
@@ -549,6 +656,9 @@ def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path)
         if scheduler.stdout:
             scheduler.stdout.close()
     assert f"scheduler at tls://127.0.0.1:{port}" in said
+    assert listening[scheduler.pid] == [port], "the scheduler's one port: no HTTP server"
+    assert len(worker) == 2 and all(len(ports) == 1 for ports in worker.values()), "a worker and its nanny"
+    assert refusals == ["refused"] * 3, "no port runs a plain RPC or speaks plain HTTP"
 
 
 def test_a_gauntlet_on_the_cluster_stores_what_one_machine_stores(workers: Workers, tmp_path: Path) -> None:
@@ -690,3 +800,13 @@ def test_a_bot_on_a_worker_reaches_neither_the_scheduler_nor_other_bots_code(
         assert "scheduler unreachable" in report and "REACHED" not in report
         assert "SEEN" not in report, report
         assert "env: ;" in report or report.rstrip().endswith("env:"), report
+
+
+def test_which_addresses_are_loopback_and_what_the_risk_taken_says() -> None:
+    from arena.cluster_ports import check_exposure, is_loopback
+
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.8.9.1", "::1", "[::1]", "localhost"))
+    assert not any(is_loopback(h) for h in ("", "0.0.0.0", "::", "10.0.0.5", "example.org", "127.0.0.1.nip.io"))
+    assert check_exposure("worker", "10.0.0.5", tls=True, insecure=False) is None
+    warning = check_exposure("worker", "10.0.0.5", tls=False, insecure=True)
+    assert warning is not None and "anyone who reaches this worker on 10.0.0.5 runs any code here as user" in warning

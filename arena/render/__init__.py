@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from ..text import shown
+
 
 def seat_labels(names: list[str]) -> list[str]:
-    """``A heuristic``, ``B random``...: letters keep two copies of one bot apart."""
-    return [f"{chr(65 + i)} {name}" for i, name in enumerate(names)]
+    """``A heuristic``, ``B random``...: letters keep two copies of one bot apart (a name
+    from a replay file is the file's: shown safe for a terminal)."""
+    return [f"{chr(65 + i)} {shown(name)}" for i, name in enumerate(names)]

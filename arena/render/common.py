@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..replay import DroppedLine, FaultLine, Header, Line, ReplayError, Step
+from ..text import shown
 
 Note = FaultLine | DroppedLine
 """What the referee logged about a seat while a decision was asked of it."""
@@ -124,35 +125,39 @@ def start_at(turns: Sequence[int], round_no: int | None, turn: int | None) -> tu
 
 
 def note_lines(notes: Sequence[Note], letters: Sequence[str]) -> list[Text]:
-    """Faults in red with the evidence under them; dropped lines dimmed."""
+    """Faults in red with the evidence under them; dropped lines dimmed (the bot's
+    words through ``shown``: escaped, never obeyed by the terminal)."""
     out: list[Text] = []
     for note in notes:
         who = letters[note.seat]
         match note:
             case FaultLine(fault=fault):
-                out.append(Text(f"  ! {who} {fault.kind}: {fault.message}", style="red"))
+                out.append(Text(f"  ! {who} {fault.kind}: {shown(fault.message)}", style="red"))
                 if fault.line:
-                    out.append(Text(f"      sent: {fault.line}", style="dim"))
+                    out.append(Text(f"      sent: {shown(fault.line)}", style="dim"))
             case DroppedLine(line=line, reason=reason):
-                out.append(Text(f"  {who} sent a line that answered nothing ({reason}): {line}", style="dim"))
+                out.append(
+                    Text(f"  {who} sent a line that answered nothing ({shown(reason)}): {shown(line)}", style="dim")
+                )
     return out
 
 
 def header_lines(header: Header, labels: Sequence[str], settings: dict[str, Any] | None = None) -> list[RenderableType]:
     """A replay's title (game, seed, seats, start), its ``settings`` (default: all) and
     limits, and who sat where in which sandbox: the top of every game's pictures."""
-    title = Text(f"{header.game} replay", style="bold")
+    title = Text(f"{shown(header.game)} replay", style="bold")
     title.append(f" · game {header.game_no} · seed {header.seed} · {header.players} seats")
     if header.started:
-        title.append(f" · started {header.started}")
-    shown = " ".join(f"{key}={value}" for key, value in (header.settings if settings is None else settings).items())
+        title.append(f" · started {shown(header.started)}")
+    given = (header.settings if settings is None else settings).items()
+    settings_text = shown(" ".join(f"{key}={value}" for key, value in given))
     limits = ", ".join(limit_text(key, value) for key, value in header.limits.items())
     seats = Table(box=None, pad_edge=False, header_style="dim")
     for column in ("seat", "version", "sandbox"):
         seats.add_column(column)
     for label, seat in zip(labels, header.seats, strict=True):
-        seats.add_row(Text(label), Text(seat.version), Text(seat.isolation))
-    return [title, Text(f"settings: {shown} · limits: {limits}"), seats]
+        seats.add_row(Text(label), Text(shown(seat.version)), Text(shown(seat.isolation)))
+    return [title, Text(f"settings: {settings_text} · limits: {limits}"), seats]
 
 
 def limit_text(key: str, value: int) -> str:

@@ -29,6 +29,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..render.common import ms_text
+from ..text import shown
 from . import caveats, charts, downloads, privacy
 from .authors import account, author_routes
 from .data import Unavailable, WebError
@@ -384,14 +385,14 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
             status = exc.status_code
             message = f"no page at {request.url.path}" if status == 404 else str(exc.detail)
         else:
-            log.error("error answering %s", request.url.path, exc_info=exc)
+            log.error("error answering %s", shown(request.url.path), exc_info=exc)
             status, message = 500, "internal error: the server could not answer this request (its log has the details)"
         if request.url.path.startswith("/api"):
             return json({"error": message}, status)
         try:
             return html(request, "error.html", status, status=status, message=message)
         except Exception as failure:  # the error page itself failed: plain words, still no traceback
-            log.error("error page for %s failed", request.url.path, exc_info=failure)
+            log.error("error page for %s failed", shown(request.url.path), exc_info=failure)
             return PlainTextResponse(f"error {status}: {message}\n", status)
 
     @asynccontextmanager
