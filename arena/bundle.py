@@ -9,14 +9,12 @@ never be confused with an old one, and one already unpacked is never unpacked ag
 from __future__ import annotations
 
 import copy
-import gzip
 import io
 import os
 import re
 import stat
 import tarfile
 import tempfile
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Protocol
@@ -113,8 +111,8 @@ def _info(entry: Entry) -> tarfile.TarInfo:
 
 
 def unpack(data: bytes | IO[bytes], expected_hash: str, cache: Path, limits: FolderLimits | None = None) -> Path:
-    """``cache / expected_hash``: the folder packed in ``data`` (bytes or a seekable
-    file; a tar, or a tar gzipped), unpacked there unless it already is (then ``data``
+    """``cache / expected_hash``: the folder packed in ``data`` (a plain tar, as bytes or
+    a seekable file), unpacked there unless it already is (then ``data``
     is not read), made read-only, and checked to hash to ``expected_hash``.
     ``FolderError`` in one line, and nothing left in ``cache``, for an archive that is
     not a plain tar, breaks a cap, holds anything ``scan`` would refuse or skip (or a
@@ -138,9 +136,6 @@ def unpack(data: bytes | IO[bytes], expected_hash: str, cache: Path, limits: Fol
     limits = limits or FolderLimits.from_env()
     label = Path(f"bot bundle {expected_hash[:12]}")
     source: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else data
-    if source.read(2) == b"\x1f\x8b":
-        source.seek(0)
-        source = gzip.GzipFile(fileobj=source, mode="rb")  # type: ignore[assignment]
     source.seek(0)
     try:
         archive = tarfile.open(fileobj=source, mode="r:", tarinfo=capped_headers(label))
@@ -282,7 +277,7 @@ def checked_members(
             mode = (stat.S_IFDIR if kind == "dir" else stat.S_IFREG) | (member.mode & 0o777)
             target = member.linkname if kind == "link" else ""
             entries.append(Entry(parts, kind, mode, member.size, target, 0, 0, 0, 0))
-    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+    except (tarfile.TarError, EOFError) as exc:
         raise FolderError(f"{label}: a damaged tar archive ({exc}): refused") from None
     check_links(label, entries)
     return members

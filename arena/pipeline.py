@@ -27,9 +27,10 @@ import dataclasses
 import json
 import math
 import tempfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import trio
 
@@ -37,7 +38,7 @@ from . import catalog
 from .botcheck import Check, Checker
 from .bots import BotError, load_bot
 from .bundle import unpack
-from .folder import remove_tree
+from .folder import FolderError, FolderLimits, remove_tree
 from .sandbox.base import Sandbox
 from .store import Store, StoreError
 from .store.submissions import BUILDING, CHECKING, KEEP_ARCHIVES_S, REJECTED, Submission, Submissions
@@ -55,7 +56,32 @@ prints, so nothing it writes may make the report any bigger."""
 TEXT_CAPS = {"detail": 1000, "sent": 1000, "got": 1000, "expected": 1000, "fix": 1000, "stderr": 4000}
 """Characters kept of each text of a check (its end for a stderr tail, its start otherwise)."""
 BUILD_CAP = 8000
+CHUNK = 1 << 20
 ERROR_CAP = 300
+
+
+def inflate(packed: IO[bytes], into: IO[bytes], cap: int) -> None:
+    """``packed`` (a gzipped tar; a plain one, as an older arena stored it, is copied as it
+    is) written to ``into`` as a plain tar, both from their start; ``FolderError`` past
+    ``cap`` bytes inflated."""
+    packed.seek(0)
+    gzipped = packed.read(2) == b"\x1f\x8b"
+    packed.seek(0)
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16) if gzipped else None
+    written = 0
+    try:
+        while chunk := packed.read(CHUNK):
+            while chunk:
+                out = inflater.decompress(chunk, CHUNK) if inflater else chunk
+                chunk = inflater.unconsumed_tail if inflater else b""
+                written += into.write(out)
+                if written > cap:
+                    raise FolderError(f"the stored archive inflates to more than {cap / 2**20:.0f} MiB: refused")
+        if inflater:
+            into.write(inflater.flush())
+    except zlib.error as exc:
+        raise FolderError(f"the stored archive is damaged ({exc}): refused") from None
+    into.seek(0)
 
 
 def capped(text: str, cap: int) -> str:
@@ -216,11 +242,11 @@ class Pipeline:
 
     async def _unpacked(self, s: Submission) -> Path:
         """The submission's folder, unpacked from its archive (copied from the database to
-        an unnamed file in chunks, never held whole) into ``work``."""
-        with tempfile.TemporaryFile(dir=self.work) as archive:
-            await self._db(self.submissions.archive_into, s.id, archive)
-            archive.seek(0)
-            folder: Path = await trio.to_thread.run_sync(unpack, archive, s.hash, self.work)
+        an unnamed file in chunks, never held whole, and inflated to another) into ``work``."""
+        with tempfile.TemporaryFile(dir=self.work) as packed, tempfile.TemporaryFile(dir=self.work) as tar:
+            await self._db(self.submissions.archive_into, s.id, packed)
+            await trio.to_thread.run_sync(inflate, packed, tar, FolderLimits.from_env().total_bytes * 2)
+            folder: Path = await trio.to_thread.run_sync(unpack, tar, s.hash, self.work)
             return folder
 
     async def process(self, s: Submission) -> Submission:
