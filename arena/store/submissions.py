@@ -184,12 +184,19 @@ class Submissions:
     # --- submissions ------------------------------------------------------------------
 
     def check_submit(
-        self, author: Author, name: str | None, version: str | None, digest: str | None, per_hour: int = PER_HOUR
+        self,
+        author: Author,
+        name: str | None,
+        version: str | None,
+        digest: str | None,
+        per_hour: int = PER_HOUR,
+        refused: int = 0,
     ) -> str | None:
         """Whether ``author`` may submit ``name``:``version`` now: 403 for a name another
         author (or the organiser) owns, 409 for a version already taken, 429 past
-        ``per_hour`` this hour; returns the name's owner-to-be. With ``name`` None (not
-        yet known: before the body is read) only the rate is checked."""
+        ``per_hour`` this hour (the ``refused`` uploads counted too); returns the name.
+        With ``name`` None (not yet known: before the body is read) only the rate is
+        checked."""
         since = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).isoformat(timespec="seconds")
         recent = self.db.execute(
             "SELECT count(*) FROM submissions WHERE author_id = ? AND received > ?", (author.id, since)
@@ -200,8 +207,9 @@ class Submissions:
                 raise SubmissionError(403, f"the bot name {name!r} belongs to another author: choose another name")
             if owner is None and self.db.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone():
                 raise SubmissionError(403, f"the bot name {name!r} is one of the organiser's bots: choose another name")
-        if recent >= per_hour:
-            raise SubmissionError(429, f"{recent} submissions in the last hour: at most {per_hour}, try later")
+        if recent + refused >= per_hour:
+            counted = f"{recent} submissions" + (f" and {refused} uploads refused" if refused else "")
+            raise SubmissionError(429, f"{counted} in the last hour: at most {per_hour}, try later")
         if name is None or version is None:
             return None
         taken = self.db.execute(

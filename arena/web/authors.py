@@ -185,7 +185,7 @@ def author_routes(writer: Writer, reader: Database, render: Render) -> list[Rout
                         return forbidden(request, "the form has expired or came from another site: reload the page")
                     sent = form.get("bot")
                     upload = sent.file if isinstance(sent, UploadFile) else b""
-                    async with writer.unpacking():
+                    async with writer.unpacking(author):
                         made = await run_in_threadpool(writer.submit, author, upload)
                 finally:
                     await form.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import threading
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -75,6 +76,10 @@ class Writer:
         self.under_way: dict[int, int] = {}
         """Uploads under way, by author id."""
         self._unpacking: anyio.Semaphore | None = None
+        self._unpacking_of: dict[int, anyio.Lock] = {}
+        self.refused: dict[int, list[float]] = {}
+        """When each author's uploads were refused after being unpacked (in memory): they
+        count towards the hourly rate, as the work they cost was done."""
 
     def author(self, request: Request) -> Author:
         """The author whose token the request carries (Authorization: Bearer): 401 otherwise."""
@@ -105,23 +110,40 @@ class Writer:
                     del self.under_way[author.id]
 
     def check(self, author: Author, declared: tuple[str, str] | None) -> None:
-        """What can be refused before the body is read: the rate (429) and, for a declared
-        bot, its name's owner (403) and its version (409)."""
+        """What can be refused before the body is read: the rate (429: submissions, and
+        uploads refused once unpacked) and, for a declared bot, its name's owner (403) and
+        its version (409)."""
         name, version = declared or (None, None)
         with self.lock:
-            self.submissions.check_submit(author, name, version, None, self.options.per_hour)
+            self.submissions.check_submit(author, name, version, None, self.options.per_hour, self._refused(author))
+
+    def _refused(self, author: Author, now: float | None = None) -> int:
+        """The author's uploads refused after unpacking in the last hour."""
+        since = (time.monotonic() if now is None else now) - 3600
+        with self.gate:
+            kept = [t for t in self.refused.get(author.id, []) if t > since]
+            self.refused[author.id] = kept
+            return len(kept)
 
     @asynccontextmanager
-    async def unpacking(self) -> AsyncIterator[None]:
-        """A turn to check and unpack an upload (``unpacking`` at once)."""
+    async def unpacking(self, author: Author) -> AsyncIterator[None]:
+        """A turn to check and unpack an upload: one of each author at a time, so that no
+        author holds every turn, ``unpacking`` in all."""
         if self._unpacking is None:
             self._unpacking = anyio.Semaphore(self.options.unpacking)
-        async with self._unpacking:
+        mine = self._unpacking_of.setdefault(author.id, anyio.Lock())
+        async with mine, self._unpacking:
             yield
 
     def submit(self, author: Author, upload: bytes | IO[bytes], declared: tuple[str, str] | None = None) -> Submission:
         """Check, unpack and store an upload (in a worker thread: it takes a while)."""
-        with receive_upload(upload, self.work, self.options.limits) as received:  # outside the lock
+        try:
+            received = receive_upload(upload, self.work, self.options.limits)  # outside the lock
+        except UploadError:
+            with self.gate:
+                self.refused.setdefault(author.id, []).append(time.monotonic())
+            raise
+        with received:
             if declared is not None and (received.name, received.version) != declared:
                 raise UploadError(
                     400,
@@ -271,7 +293,7 @@ def routes(writer: Writer, reader: Database) -> list[Route]:
                 await run_in_threadpool(writer.check, author, declared)
                 with tempfile.TemporaryFile(dir=writer.work) as body:
                     await body_to_file(request, body, options.limits.packed_bytes, options.body_seconds)
-                    async with writer.unpacking():
+                    async with writer.unpacking(author):
                         made = await run_in_threadpool(writer.submit, author, body, declared)
         except (SubmissionError, UploadError) as exc:
             return refused(request, exc)
