@@ -17,7 +17,7 @@ import tarfile
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from .folder import (
     Entry,
@@ -38,6 +38,23 @@ _HASH = re.compile(r"[0-9a-f]{64}")
 _FILE_TYPES = (tarfile.REGTYPE, tarfile.AREGTYPE)
 _HAS_FILTER = hasattr(tarfile, "data_filter")
 """Extraction filters came with Python 3.11.4; before them our own checks stand alone."""
+_EXTENDED = (
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+)
+"""Headers whose data ``tarfile`` reads whole into memory before the member they describe."""
+HEADER_BYTES = 64 * 1024
+"""The largest extended header (a PAX header, a GNU long name) an archive may hold."""
+HEADERS_BYTES = 1 << 20
+"""All extended headers of one archive together."""
+HEADERS_IN_A_ROW = 8
+"""Extended headers before one member (``tarfile`` reads a chain of them recursively)."""
+NAME_PART_BYTES = 255
+"""The longest name of one file or folder, as the kernel allows (ext4, tmpfs, overlayfs)."""
+NAME_BYTES = 4095
 
 
 class _Readable(Protocol):
@@ -48,10 +65,17 @@ def pack(folder: Path, limits: FolderLimits | None = None) -> tuple[str, bytes]:
     """The content hash of ``folder`` and an uncompressed tar of the entries ``scan``
     accepts (folders, files, links kept as links), with no owner and no times: the same
     content always packs to the same bytes. ``FolderError`` if the folder is refused."""
+    buffer = io.BytesIO()
+    digest = pack_into(folder, buffer, limits)
+    return digest, buffer.getvalue()
+
+
+def pack_into(folder: Path, into: IO[bytes], limits: FolderLimits | None = None) -> str:
+    """``pack``, written to ``into`` as it goes (a file, a gzip stream) instead of held in
+    memory; returns the content hash."""
     folder = Path(folder)
     entries = scan(folder, limits)
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+    with tarfile.open(fileobj=into, mode="w", format=tarfile.PAX_FORMAT) as archive:
         pending = iter(entries)
 
         def add_until(stop: Entry | None) -> None:
@@ -74,7 +98,7 @@ def pack(folder: Path, limits: FolderLimits | None = None) -> tuple[str, bytes]:
 
         digest = each_file(folder, entries, on_file)
         add_until(None)
-    return digest, buffer.getvalue()
+    return digest
 
 
 def _info(entry: Entry) -> tarfile.TarInfo:
@@ -86,13 +110,14 @@ def _info(entry: Entry) -> tarfile.TarInfo:
     return info
 
 
-def unpack(data: bytes, expected_hash: str, cache: Path, limits: FolderLimits | None = None) -> Path:
-    """``cache / expected_hash``: the folder packed in ``data``, unpacked there unless it
-    already is (then ``data`` is not read), made read-only, and checked to hash to
-    ``expected_hash``. ``FolderError`` in one line, and nothing left in ``cache``, for
-    an archive that is not a plain tar, breaks a cap, holds anything ``scan`` would
-    refuse or skip (or a hard link, or a name that is absolute or climbs) or does not
-    hash to ``expected_hash``."""
+def unpack(data: bytes | IO[bytes], expected_hash: str, cache: Path, limits: FolderLimits | None = None) -> Path:
+    """``cache / expected_hash``: the folder packed in ``data`` (a plain tar, as bytes or
+    a seekable file), unpacked there unless it already is (then ``data``
+    is not read), made read-only, and checked to hash to ``expected_hash``.
+    ``FolderError`` in one line, and nothing left in ``cache``, for an archive that is
+    not a plain tar, breaks a cap, holds anything ``scan`` would refuse or skip (or a
+    hard link, or a name that is absolute or climbs) or does not hash to
+    ``expected_hash``."""
     if not isinstance(expected_hash, str) or not _HASH.fullmatch(expected_hash):
         raise FolderError(f"bot bundle: {expected_hash!r} is not a content hash (64 lowercase hex digits): refused")
     cache = Path(cache)
@@ -110,9 +135,11 @@ def unpack(data: bytes, expected_hash: str, cache: Path, limits: FolderLimits | 
         return target
     limits = limits or FolderLimits.from_env()
     label = Path(f"bot bundle {expected_hash[:12]}")
+    source: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else data
+    source.seek(0)
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:")
-    except (tarfile.TarError, OSError, ValueError) as exc:
+        archive = tarfile.open(fileobj=source, mode="r:", tarinfo=capped_headers(label))
+    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
         raise FolderError(f"{label}: not a plain tar archive ({exc}): refused") from None
     with archive:
         members = checked_members(archive, label, limits)
@@ -140,6 +167,57 @@ def unpack(data: bytes, expected_hash: str, cache: Path, limits: FolderLimits | 
     return target
 
 
+def capped_headers(label: Path) -> type[tarfile.TarInfo]:
+    """The members of one archive for ``tarfile.open(tarinfo=...)``: ``tarfile`` reads
+    each extended header (PAX, GNU long name) whole into memory, and a chain of them
+    recursively, so a 150 MiB PAX header that gzips to 150 KiB is refused here, from its
+    size field, before it is read (``OverCap``), as are past ``HEADERS_IN_A_ROW`` in a
+    row or ``HEADERS_BYTES`` in all."""
+    seen = {"bytes": 0, "row": 0}
+
+    class Capped(tarfile.TarInfo):
+        def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+            if self.type in _EXTENDED:
+                seen["row"] += 1
+                seen["bytes"] += self.size
+                if self.size > HEADER_BYTES:
+                    raise OverCap(
+                        f"{label}: an extended header (PAX or GNU long name) of {self.size / 1024:.0f} KiB,"
+                        f" over the cap ({HEADER_BYTES // 1024} KiB): refused"
+                    )
+                if seen["row"] > HEADERS_IN_A_ROW or seen["bytes"] > HEADERS_BYTES:
+                    raise OverCap(
+                        f"{label}: more extended headers (PAX or GNU long names) than the caps"
+                        f" ({HEADERS_IN_A_ROW} in a row, {HEADERS_BYTES // 2**20} MiB in all): refused"
+                    )
+            else:
+                seen["row"] = 0
+            found: tarfile.TarInfo = super()._proc_member(tar)  # type: ignore[misc]
+            return found
+
+    return Capped
+
+
+def bad_name(name: str) -> str | None:
+    """Why a member's name (or a link's target) cannot be made on disk, or None: a NUL,
+    a part longer than the kernel allows, or the whole too long."""
+    if "\0" in name:
+        return "holds a NUL character"
+    encoded = name.encode("utf-8", "surrogateescape")
+    if len(encoded) > NAME_BYTES:
+        return f"is {len(encoded)} bytes long, over {NAME_BYTES}"
+    longest = max((len(part) for part in encoded.split(b"/")), default=0)
+    if longest > NAME_PART_BYTES:
+        return f"has a part of {longest} bytes, over {NAME_PART_BYTES}"
+    return None
+
+
+def shown(name: str, cap: int = 120) -> str:
+    """A member's name as an error quotes it: ``repr`` (no control character gets
+    through), its start only when it is long."""
+    return repr(name) if len(name) <= cap else repr(name[:cap]) + "…"
+
+
 def checked_members(
     archive: Iterable[tarfile.TarInfo], label: Path, limits: FolderLimits, links: bool = True
 ) -> list[tarfile.TarInfo]:
@@ -155,7 +233,13 @@ def checked_members(
         for member in archive:
             if len(members) >= limits.files:
                 raise OverCap(f"{label}: more than {limits.files} members, the cap on a bot folder: refused")
-            where = f"{label}: member {member.name!r}"
+            where = f"{label}: member {shown(member.name)}"
+            wrong = bad_name(member.name)
+            if wrong is not None:
+                raise FolderError(f"{where}: its name {wrong}: refused")
+            wrong = bad_name(member.linkname)
+            if wrong is not None:
+                raise FolderError(f"{where}: the name it links to {wrong}: refused")
             if member.name.startswith("/"):
                 raise FolderError(f"{where} has an absolute name: refused")
             parts = tuple(member.name.split("/"))
@@ -193,7 +277,7 @@ def checked_members(
             mode = (stat.S_IFDIR if kind == "dir" else stat.S_IFREG) | (member.mode & 0o777)
             target = member.linkname if kind == "link" else ""
             entries.append(Entry(parts, kind, mode, member.size, target, 0, 0, 0, 0))
-    except tarfile.TarError as exc:
+    except (tarfile.TarError, EOFError) as exc:
         raise FolderError(f"{label}: a damaged tar archive ({exc}): refused") from None
     check_links(label, entries)
     return members

@@ -87,34 +87,43 @@ def submit_cmd(
     """Submit a bot to an arena: pack the folder, upload it, print where to follow it."""
     token = _token(token_file)
     base = _base_url(server)
-    data = _packed(bot_dir)
-    answer = _call(base, "/api/submissions", token, data)
+    data, bot = _packed(bot_dir)
+    answer = _call(base, "/api/submissions", token, data, bot)
+    submission_id = answer.get("id")
+    if not isinstance(submission_id, int) or not all(isinstance(answer.get(k), str) for k in _SUBMITTED):
+        fail(f"{base} answered without a submission: is it an arena (`arena serve --submissions`)?", code=1)
     url = urllib.parse.urljoin(base, str(answer.get("url", "")))
-    said = f"submitted {answer['name']}:{answer['version']} as submission {answer['id']} ({answer['state']}): {url}"
+    said = f"submitted {answer['name']}:{answer['version']} as submission {submission_id} ({answer['state']}): {url}"
     console.print(
         shown(said),
         markup=False,
         soft_wrap=True,
     )
     if wait:
-        _wait(base, token, int(answer["id"]))
+        _wait(base, token, submission_id)
 
 
-def _packed(bot_dir: Path) -> bytes:
-    """The upload of ``bot_dir``, put through the server's own checks first (at the
-    default caps): what the server would refuse is refused here, with its message."""
+_SUBMITTED = ("name", "version", "state")
+"""What the server's answer to an upload must hold, besides the submission's id."""
+
+
+def _packed(bot_dir: Path) -> tuple[bytes, str]:
+    """The upload of ``bot_dir`` and its ``NAME:VERSION``, put through the server's own
+    checks first (at the default caps): what the server would refuse is refused here,
+    with its message."""
     from .bots import BotError
     from .uploads import UploadError, pack_upload, receive_upload
 
     try:
         data = pack_upload(bot_dir)
         with tempfile.TemporaryDirectory(prefix="arena-submit-") as work:
-            receive_upload(data, Path(work))
+            with receive_upload(data, Path(work)) as received:
+                bot = f"{received.name}:{received.version}"
     except UploadError as exc:
         fail(f"{bot_dir}: {exc.message}")
     except BotError as exc:
         fail(str(exc))
-    return data
+    return data, bot
 
 
 def _token(token_file: Path | None) -> str:
@@ -139,30 +148,67 @@ def _base_url(server: str) -> str:
     return server.rstrip("/") + "/"
 
 
-def _call(base: str, path: str, token: str, body: bytes | None = None) -> dict[str, Any]:
-    """One request to the arena's API: its JSON, or the server's one-line error and exit 1."""
+def _opener() -> Any:
+    """An opener that follows no redirect: urllib's would send the token on to wherever
+    one points, another host included (imported here: ``arena`` starts without it)."""
+    import urllib.request
+
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return urllib.request.build_opener(NoRedirects)
+
+
+def _call(base: str, path: str, token: str, body: bytes | None = None, bot: str = "") -> dict[str, Any]:
+    """One request to the arena's API: its JSON object, or one line and exit 1 for
+    anything else (a refusal in the server's words, a redirect, a page that is not the
+    API's, a connection that fails). The token goes to ``base``'s origin only: a
+    redirect is never followed, to another origin or the same."""
+    import http.client
     import urllib.error
     import urllib.request
 
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
     if body is not None:
         headers["Content-Type"] = "application/gzip"
+        headers["Arena-Bot"] = bot  # what can be refused before the upload is read, is
     request = urllib.request.Request(urllib.parse.urljoin(base, path.lstrip("/")), body, headers)
     try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            answer: dict[str, Any] = json.loads(response.read())
-            return answer
+        with _opener().open(request, timeout=120) as response:
+            answer = json.loads(response.read())
     except urllib.error.HTTPError as exc:
+        if 300 <= exc.code < 400:
+            where = _printable(exc.headers.get("Location", "") or "nowhere")
+            fail(
+                f"{base} answered {exc.code}, a redirect to {where}: not followed (the token goes to that address"
+                " only); give --server the arena's own address",
+                code=1,
+            )
         try:
             message = json.loads(exc.read()).get("error") or exc.reason
         except (ValueError, AttributeError, OSError):
             message = exc.reason
-        fail(f"{base} refused it ({exc.code}): {message}", code=1)
+        fail(f"{base} refused it ({exc.code}): {_printable(str(message))}", code=1)
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        fail(f"cannot reach {base}: {getattr(reason, 'strerror', None) or reason}", code=1)
-    except ValueError:
-        fail(f"{base} answered something that is not JSON: is it an arena (`arena serve --submissions`)?", code=1)
+        fail(f"cannot reach {base}: {_printable(str(getattr(reason, 'strerror', None) or reason))}", code=1)
+    except (ValueError, http.client.HTTPException) as exc:
+        if isinstance(exc, http.client.HTTPException):
+            fail(f"{base} broke off its answer ({type(exc).__name__}): try again", code=1)
+        answer = None
+    if not isinstance(answer, dict):
+        fail(
+            f"{base} answered something that is not JSON of the API: is it an arena (`arena serve --submissions`)?",
+            code=1,
+        )
+    return answer
+
+
+def _printable(text: str, cap: int = 200) -> str:
+    """A server's words on one line, without control characters, at most ``cap`` long."""
+    shown = "".join(ch if ch.isprintable() else " " for ch in text)
+    return " ".join(shown.split())[:cap]
 
 
 def _wait(base: str, token: str, submission_id: int) -> None:
@@ -179,9 +225,11 @@ def _wait(base: str, token: str, submission_id: int) -> None:
         if state in FINAL_STATES:
             break
         time.sleep(WAIT_POLL_S)
-    report = found.get("report") or {}
-    for check in report.get("checks", []):
-        if not check.get("ok") and not check.get("skipped"):
+    report = found.get("report")
+    report = report if isinstance(report, dict) else {}
+    checks = report.get("checks")
+    for check in checks if isinstance(checks, list) else []:
+        if isinstance(check, dict) and not check.get("ok") and not check.get("skipped"):
             console.print(shown(f"FAIL {check.get('name')}: {check.get('detail')}"), markup=False, soft_wrap=True)
             for key in ("sent", "got", "expected", "fix", "stderr"):
                 if check.get(key):

@@ -38,6 +38,10 @@ def serve(
     max_upload_mb: Annotated[
         float, typer.Option("--max-upload-mb", help="With --submissions: the largest upload, packed.", min=0.01)
     ] = 20.0,
+    upload_seconds: Annotated[
+        float,
+        typer.Option("--upload-seconds", help="With --submissions: the longest an upload may take to arrive.", min=0.1),
+    ] = 120.0,
 ) -> None:
     """Serve the leaderboards, tournaments, bots and replays as web pages and JSON.
 
@@ -69,7 +73,7 @@ def serve(
         from .web.submit import SubmitOptions
 
         limits = dataclasses.replace(UploadLimits(), packed_bytes=round(max_upload_mb * 2**20))
-        submit = SubmitOptions(per_hour, limits)
+        submit = SubmitOptions(per_hour, limits, body_seconds=upload_seconds)
     with user_errors():
         web_app: Any = asgi_app(db, submit=submit)
 

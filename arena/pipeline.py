@@ -9,7 +9,13 @@ bundle), ``arena bot build`` (``Sandbox.prepare``: the build runs in the sandbox
 caps) and ``arena bot check`` (``botcheck.Checker``, every game the manifest lists). A
 hostile submission can only fail its own steps: each one's errors end it rejected with
 one line, and an author's submissions are built one at a time
-(``Submissions.next_to_build``), so nobody's queue holds up anybody else's.
+(``Submissions.next_to_build``), so nobody's queue holds up anybody else's. When a slot
+is free, the author who used the least build time in the last hour goes first
+(``BuildTime``): an author whose builds are slow cannot keep the slots to themselves.
+
+What a submission leaves on disk is its snapshot (once, in ``<db>-bots/``; a rejected
+one's goes with its rejection) and its archive, gzipped, in the database until
+``KEEP_ARCHIVES_S`` after it was rejected or retired (``Submissions.sweep``).
 
 ``run_pipeline`` runs it until cancelled, ``process`` takes one submission through it
 now, and ``report_of`` makes the report its author reads (at most 64 KB).
@@ -18,11 +24,13 @@ now, and ``report_of`` makes the report its author reads (at most 64 KB).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
+import math
+import tempfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import trio
 
@@ -30,20 +38,50 @@ from . import catalog
 from .botcheck import Check, Checker
 from .bots import BotError, load_bot
 from .bundle import unpack
+from .folder import FolderError, FolderLimits, remove_tree
 from .sandbox.base import Sandbox
-from .store import Store
-from .store.submissions import BUILDING, CHECKING, REJECTED, Submission, Submissions
+from .store import Store, StoreError
+from .store.submissions import BUILDING, CHECKING, KEEP_ARCHIVES_S, REJECTED, Submission, Submissions
 
 POLL_S = 1.0
 BUILDS = 2
 """Submissions built and checked at once (each of another author)."""
+FAIR_WINDOW_S = 3600.0
+"""Build time counts against its author for this long (``BuildTime``)."""
+SWEEP_S = 60.0
+"""How often the archives kept past ``KEEP_ARCHIVES_S`` are looked for and deleted."""
 REPORT_BYTES = 64 * 1024
 """The stored report (JSON) at most: it is shown to its author, and a bot chooses what it
 prints, so nothing it writes may make the report any bigger."""
 TEXT_CAPS = {"detail": 1000, "sent": 1000, "got": 1000, "expected": 1000, "fix": 1000, "stderr": 4000}
 """Characters kept of each text of a check (its end for a stderr tail, its start otherwise)."""
 BUILD_CAP = 8000
+CHUNK = 1 << 20
 ERROR_CAP = 300
+
+
+def inflate(packed: IO[bytes], into: IO[bytes], cap: int) -> None:
+    """``packed`` (a gzipped tar; a plain one, as an older arena stored it, is copied as it
+    is) written to ``into`` as a plain tar, both from their start; ``FolderError`` past
+    ``cap`` bytes inflated."""
+    packed.seek(0)
+    gzipped = packed.read(2) == b"\x1f\x8b"
+    packed.seek(0)
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16) if gzipped else None
+    written = 0
+    try:
+        while chunk := packed.read(CHUNK):
+            while chunk:
+                out = inflater.decompress(chunk, CHUNK) if inflater else chunk
+                chunk = inflater.unconsumed_tail if inflater else b""
+                written += into.write(out)
+                if written > cap:
+                    raise FolderError(f"the stored archive inflates to more than {cap / 2**20:.0f} MiB: refused")
+        if inflater:
+            into.write(inflater.flush())
+    except zlib.error as exc:
+        raise FolderError(f"the stored archive is damaged ({exc}): refused") from None
+    into.seek(0)
 
 
 def capped(text: str, cap: int) -> str:
@@ -120,6 +158,32 @@ def failure(text: str, paths: list[str], ref: str) -> tuple[str, list[str]]:
 
 
 @dataclasses.dataclass
+class BuildTime:
+    """The build time (building and checking, wall clock) each author used in the last
+    ``window_s``, running builds counted as they go: the author who used least goes first."""
+
+    window_s: float = FAIR_WINDOW_S
+    spans: dict[int, list[list[float]]] = dataclasses.field(default_factory=dict)
+    """Each author's builds as ``[start, end]`` (end ``inf`` while it runs)."""
+
+    def start(self, author_id: int, now: float) -> list[float]:
+        span = [now, math.inf]
+        self.spans.setdefault(author_id, []).append(span)
+        return span
+
+    def used(self, author_id: int, now: float) -> float:
+        since = now - self.window_s
+        spans = self.spans.get(author_id, [])
+        spans[:] = [span for span in spans if span[1] > since]  # forget what left the window
+        return sum(min(end, now) - max(start, since) for start, end in spans)
+
+    def order(self, ready: list[Submission], now: float) -> list[Submission]:
+        """``ready`` in the order they get a slot: least build time used first, then the
+        oldest submission."""
+        return sorted(ready, key=lambda s: (self.used(s.author_id, now), s.id))
+
+
+@dataclasses.dataclass
 class Pipeline:
     """The pipeline over one database: ``run`` forever, or ``process`` one submission."""
 
@@ -130,45 +194,60 @@ class Pipeline:
     progress: Callable[[str], None] = lambda line: None
     move_ms: int = 1000
     startup_ms: int = 10_000
+    keep_archives_s: float = KEEP_ARCHIVES_S
 
     def __post_init__(self) -> None:
         self.store = Store(self.db)
         self.submissions = Submissions(self.store)
         self.lock = trio.Lock()
         """One user of the connection at a time (it is used from worker threads)."""
+        self.build_time = BuildTime()
 
     async def _db(self, fn: Callable[..., Any], *args: Any) -> Any:
         async with self.lock:
             return await trio.to_thread.run_sync(fn, *args)
 
     async def run(self, poll_s: float = POLL_S, builds: int = BUILDS) -> None:
-        """Take submissions as they arrive until cancelled. Those a killed pipeline left
-        half built are received again and built from the start."""
+        """Take submissions as they arrive until cancelled, a fair share of the ``builds``
+        slots each (``BuildTime``). Those a killed pipeline left half built are received
+        again and built from the start. Archives past their keep are deleted as it goes."""
         for s in await self._db(self.submissions.recover):
             self.progress(f"submission {s.id} ({s.ref}) was cut short: building it again")
         busy: set[int] = set()
-        taken = itertools.count()
-        served: dict[int, int] = {}
-        """When each author's last submission was taken (a count): the author served
-        longest ago goes first, so one author's queue never starves another's."""
+        swept = -math.inf
 
         async def one(s: Submission) -> None:
+            span = self.build_time.start(s.author_id, trio.current_time())
             try:
                 await self.process(s)
             finally:
+                span[1] = trio.current_time()
                 busy.discard(s.id)
 
         async with trio.open_nursery() as nursery:
             while True:
+                if trio.current_time() - swept >= SWEEP_S:
+                    swept = trio.current_time()
+                    gone = await self._db(self.submissions.sweep, self.keep_archives_s)
+                    if gone:
+                        self.progress(f"deleted the archives of {gone} rejected or retired submissions")
                 ready = await self._db(self.submissions.next_to_build)
-                for s in sorted(ready, key=lambda s: (served.get(s.author_id, -1), s.id)):
+                for s in self.build_time.order(ready, trio.current_time()):
                     if len(busy) >= builds:
                         break
                     busy.add(s.id)
-                    served[s.author_id] = next(taken)
                     await self._db(self.submissions.set_state, s.id, BUILDING)
                     nursery.start_soon(one, s)
                 await trio.sleep(poll_s)
+
+    async def _unpacked(self, s: Submission) -> Path:
+        """The submission's folder, unpacked from its archive (copied from the database to
+        an unnamed file in chunks, never held whole, and inflated to another) into ``work``."""
+        with tempfile.TemporaryFile(dir=self.work) as packed, tempfile.TemporaryFile(dir=self.work) as tar:
+            await self._db(self.submissions.archive_into, s.id, packed)
+            await trio.to_thread.run_sync(inflate, packed, tar, FolderLimits.from_env().total_bytes * 2)
+            folder: Path = await trio.to_thread.run_sync(unpack, tar, s.hash, self.work)
+            return folder
 
     async def process(self, s: Submission) -> Submission:
         """Build and check one submission: it ends active or rejected, never raises for
@@ -176,20 +255,26 @@ class Pipeline:
         build: list[str] = []
         paths: list[str] = []
         """Where the bot lies on this machine: named by its ref in what the author reads."""
+        stored = None
         try:
             await self._db(self.submissions.set_state, s.id, BUILDING)
             self.progress(f"submission {s.id}: building {s.ref} ({s.author})")
-            archive = await self._db(self.submissions.archive, s.id)
             paths.append(str(self.work / s.hash))
-            folder = await trio.to_thread.run_sync(unpack, archive, s.hash, self.work)
-            bot = load_bot(folder)
-            if (bot.name, bot.version) != (s.name, s.version):
-                raise BotError(f"bot.toml says {bot.name} {bot.version}, the submission {s.name} {s.version}")
-            unknown = [g for g in bot.manifest.games if not catalog.find_game(g)]
-            if unknown or not bot.manifest.games:
-                listed = ", ".join(unknown) or "no game"
-                raise BotError(f"bot.toml lists {listed}: this arena plays {', '.join(catalog.games())}")
-            stored = await self._db(self.store.add_bot, folder)
+            self.work.mkdir(parents=True, exist_ok=True)
+            folder = await self._unpacked(s)
+            try:
+                bot = load_bot(folder)
+                if (bot.name, bot.version) != (s.name, s.version):
+                    raise BotError(f"bot.toml says {bot.name} {bot.version}, the submission {s.name} {s.version}")
+                unknown = [g for g in bot.manifest.games if not catalog.find_game(g)]
+                if unknown or not bot.manifest.games:
+                    listed = ", ".join(unknown) or "no game"
+                    raise BotError(f"bot.toml lists {listed}: this arena plays {', '.join(catalog.games())}")
+                known = {b.id for b in await self._db(self.store.list_bots)}
+                stored = await self._db(self.store.add_bot, folder)
+                new = stored.id not in known
+            finally:
+                await trio.to_thread.run_sync(remove_tree, folder)  # the snapshot is the one copy kept
             paths.append(str(stored.path))
             loaded = stored.load()
             await trio.to_thread.run_sync(self.sandbox.prepare, loaded, build.append)
@@ -200,12 +285,12 @@ class Pipeline:
         except Exception as exc:  # whatever the bot's folder, build or run did: its own failure
             line, rest = failure(str(exc).strip() or type(exc).__name__, paths, s.ref)
             build.extend(rest)
-            await self._db(self.submissions.set_state, s.id, REJECTED, report_of([], build, line))
+            await self._rejected(s, report_of([], build, line), stored if stored is not None and new else None)
             self.progress(f"submission {s.id}: {s.ref} rejected: {one_line(line)}")
         else:
             report = report_of(checks, build)
             if report["error"]:
-                await self._db(self.submissions.set_state, s.id, REJECTED, report)
+                await self._rejected(s, report, stored if new else None)
                 self.progress(f"submission {s.id}: {s.ref} rejected: {report['error']}")
             else:
                 await self._db(self.submissions.activate, s.id, stored.id, report)
@@ -213,6 +298,17 @@ class Pipeline:
         found = await self._db(self.submissions.get, s.id)
         assert found is not None
         return found  # type: ignore[no-any-return]
+
+    async def _rejected(self, s: Submission, report: dict[str, Any], stored: Any) -> None:
+        """The submission rejected; the bot it stored (``stored``: made by this submission,
+        not before) removed with its snapshot, so a rejection keeps no copy of its code
+        but the archive (kept ``keep_archives_s``)."""
+        await self._db(self.submissions.set_state, s.id, REJECTED, report)
+        if stored is not None:
+            try:
+                await self._db(self.store.remove_bot, stored.id)
+            except StoreError as exc:  # played meanwhile (an organiser's tournament): it stays
+                self.progress(f"submission {s.id}: {s.ref} kept: {exc}")
 
     def close(self) -> None:
         self.store.close()
@@ -226,11 +322,12 @@ async def run_pipeline(
     poll_s: float = POLL_S,
     progress: Callable[[str], None] = lambda line: None,
     builds: int = BUILDS,
+    keep_archives_s: float = KEEP_ARCHIVES_S,
 ) -> None:
     """Build and check submissions as they arrive, until cancelled (``Pipeline.run``),
     over a connection of its own to ``store``'s database: its worker threads never share
     the caller's."""
-    pipeline = Pipeline(store.path, sandbox, work, progress)
+    pipeline = Pipeline(store.path, sandbox, work, progress, keep_archives_s=keep_archives_s)
     try:
         await pipeline.run(poll_s, builds)
     finally:

@@ -5,10 +5,15 @@ An upload is written by a stranger. It is a gzip-compressed tar of the bot folde
 bound each time (a bomb stops at the cap, never inflates whole): first as a stream that
 writes nothing, every member checked (``bundle.checked_members``: no absolute name, no
 ``..``, no link of any kind, no device or FIFO, within the caps on files and bytes);
-then, known good, unpacked into a fresh folder, its manifest read, and packed again by
-``bundle.pack``: what the store keeps is the canonical tar of the checked folder, never
-the bytes that came in. Hidden entries and caches (``.git``, ``__pycache__``) are left
-out, as ``arena bot add`` leaves them out.
+then, known good, unpacked into a fresh folder on disk, its manifest read, and packed
+again by ``bundle.pack_into``: what the store keeps is the canonical tar of the checked
+folder, gzipped, never the bytes that came in. Hidden entries and caches (``.git``,
+``__pycache__``) are left out, as ``arena bot add`` leaves them out.
+
+Memory does not grow with the upload: it is read from a file in chunks, every extended
+header is capped before ``tarfile`` reads it (``bundle.capped_headers``), members are
+counted hidden ones included, and neither the tar it inflates to nor the packed folder
+is ever held whole.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from .bots import BotError, load_bot
-from .bundle import checked_members, extract, pack
+from .bundle import capped_headers, checked_members, extract, pack, pack_into
 from .folder import FolderError, FolderLimits, OverCap, remove_tree, skipped
 
 CHUNK = 1 << 20
@@ -52,17 +57,36 @@ class UploadError(ValueError):
         self.message = message
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class Received:
-    """A checked upload: the bot it holds and its folder packed canonically."""
+    """A checked upload: the bot it holds and its folder packed canonically, gzipped, in
+    an unnamed temporary file (``close`` it; it goes when closed, or with the process)."""
 
     name: str
     version: str
     games: list[str]
     digest: str
     """The folder's content hash (``folder.content_hash``)."""
-    archive: bytes
-    """``bundle.pack``'s tar of the folder."""
+    archive: IO[bytes]
+    """``bundle.pack``'s tar of the folder, gzipped, read from its start."""
+    size: int
+    """Bytes of ``archive``."""
+
+    def read(self) -> bytes:
+        """The archive's bytes (for tests and small tools: the server streams it)."""
+        self.archive.seek(0)
+        data = self.archive.read()
+        self.archive.seek(0)
+        return data
+
+    def close(self) -> None:
+        self.archive.close()
+
+    def __enter__(self) -> Received:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def pack_upload(folder: Path) -> bytes:
@@ -70,18 +94,33 @@ def pack_upload(folder: Path) -> bytes:
     return gzip.compress(pack(folder)[1], mtime=0)
 
 
-def receive_upload(data: bytes, work: Path, limits: UploadLimits = UploadLimits()) -> Received:
-    """The bot folder in ``data``, checked; ``UploadError`` otherwise. Works in a fresh
-    folder under ``work`` and leaves nothing there either way."""
-    if not data:
+def receive_upload(upload: bytes | IO[bytes], work: Path, limits: UploadLimits = UploadLimits()) -> Received:
+    """The bot folder in ``upload`` (its bytes, or a seekable file holding them),
+    checked; ``UploadError`` otherwise. Memory stays bounded whatever it holds: it is
+    read in chunks, every header is capped, and what it unpacks to is written to disk,
+    never held. Works in a fresh folder under ``work`` and leaves nothing there either
+    way (the archive returned is an unnamed file)."""
+    source: IO[bytes] = io.BytesIO(upload) if isinstance(upload, bytes) else upload
+    size = source.seek(0, io.SEEK_END)
+    if not size:
         raise UploadError(400, "the upload is empty: send the bot folder as a .tar.gz")
-    if len(data) > limits.packed_bytes:
-        raise UploadError(413, f"the upload is {_mib(len(data))}: at most {_mib(limits.packed_bytes)} packed")
-    _check_stream(data, limits)  # a bomb or a hostile member is refused before a byte is written
+    if size > limits.packed_bytes:
+        raise UploadError(413, f"the upload is {_mib(size)}: at most {_mib(limits.packed_bytes)} packed")
+    try:
+        _check_stream(source, limits)  # a bomb or a hostile member is refused before a byte is written
+        return _unpacked(source, work, limits)
+    except OverCap as exc:
+        raise UploadError(413, str(exc)) from None
+
+
+def _unpacked(source: IO[bytes], work: Path, limits: UploadLimits) -> Received:
+    """The upload, known good, unpacked into a fresh folder, its manifest read, and packed
+    again canonically into a gzipped unnamed file."""
     tmp = Path(tempfile.mkdtemp(prefix="upload-", dir=work))
+    packed: IO[bytes] | None = None
     try:
         with open(tmp / "upload.tar", "w+b") as tar:
-            with _gunzip(data, limits.unpacked_bytes) as reader:
+            with _gunzip(source, limits.unpacked_bytes) as reader:
                 shutil.copyfileobj(reader, tar, CHUNK)
             tar.seek(0)
             folder = tmp / "bot"
@@ -90,20 +129,28 @@ def receive_upload(data: bytes, work: Path, limits: UploadLimits = UploadLimits(
                 extract(archive, _members(archive, limits), folder, LABEL)
         try:
             bot = load_bot(folder)
-            digest, archive_bytes = pack(folder, _folder_limits(limits))
+            packed = tempfile.TemporaryFile(dir=work)
+            with gzip.GzipFile(fileobj=packed, mode="wb", mtime=0, compresslevel=6) as zipped:
+                digest = pack_into(folder, zipped, _folder_limits(limits))  # type: ignore[arg-type]
         except BotError as exc:
             raise UploadError(400, f"the upload's bot folder: {_relative(str(exc), folder)}") from None
-        return Received(bot.name, bot.version, list(bot.manifest.games), digest, archive_bytes)
+        size = packed.tell()
+        packed.seek(0)
+        received = Received(bot.name, bot.version, list(bot.manifest.games), digest, packed, size)
+        packed = None
+        return received
     except FolderError as exc:
         raise UploadError(400, _relative(str(exc), tmp)) from None
     finally:
+        if packed is not None:
+            packed.close()
         remove_tree(tmp)
 
 
-def _check_stream(data: bytes, limits: UploadLimits) -> None:
-    """Inflate ``data`` once as a stream, writing nothing: its members are checked and it
-    ends as one gzip stream within the caps."""
-    with _gunzip(data, limits.unpacked_bytes) as reader:
+def _check_stream(source: IO[bytes], limits: UploadLimits) -> None:
+    """Inflate the upload once as a stream, writing nothing: its members are checked and
+    it ends as one gzip stream within the caps."""
+    with _gunzip(source, limits.unpacked_bytes) as reader:
         with _open_tar(reader, "r|") as archive:
             _members(archive, limits)
         while reader.read(CHUNK):  # what follows the tar counts towards the cap too
@@ -111,12 +158,15 @@ def _check_stream(data: bytes, limits: UploadLimits) -> None:
 
 
 class _Gunzip(io.RawIOBase):
-    """The gzip stream ``data`` inflated as it is read: ``UploadError`` past ``cap`` bytes,
-    when it is not gzip, when it is cut short or when more follows it."""
+    """The gzip stream in ``source`` inflated as it is read, from its start:
+    ``UploadError`` past ``cap`` bytes, when it is not gzip, when it is cut short or
+    when more than NULs follows it."""
 
-    def __init__(self, data: bytes, cap: int) -> None:
+    def __init__(self, source: IO[bytes], cap: int) -> None:
+        source.seek(0)
+        self._source = source
         self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
-        self._pending = data
+        self._pending = b""
         self._cap = cap
         self._given = 0
 
@@ -127,11 +177,16 @@ class _Gunzip(io.RawIOBase):
         chunk = b""
         while not chunk:
             if self._inflater.eof:
-                if self._inflater.unused_data.strip(b"\0"):
-                    raise UploadError(400, "the upload holds more than one gzip stream: send one .tar.gz")
+                rest = self._inflater.unused_data
+                while rest:
+                    if rest.strip(b"\0"):
+                        raise UploadError(400, "the upload holds more than one gzip stream: send one .tar.gz")
+                    rest = self._source.read(CHUNK)
                 return 0
             if not self._pending:
-                raise UploadError(400, "the upload is cut short: its gzip stream does not end")
+                self._pending = self._source.read(CHUNK)
+                if not self._pending:
+                    raise UploadError(400, "the upload is cut short: its gzip stream does not end")
             try:
                 chunk = self._inflater.decompress(self._pending, len(buffer))
             except zlib.error as exc:
@@ -144,13 +199,13 @@ class _Gunzip(io.RawIOBase):
         return len(chunk)
 
 
-def _gunzip(data: bytes, cap: int) -> io.BufferedReader:
-    return io.BufferedReader(_Gunzip(data, cap), CHUNK)
+def _gunzip(source: IO[bytes], cap: int) -> io.BufferedReader:
+    return io.BufferedReader(_Gunzip(source, cap), CHUNK)
 
 
 def _open_tar(fileobj: IO[bytes], mode: Literal["r:", "r|"]) -> tarfile.TarFile:
     try:
-        return tarfile.open(fileobj=fileobj, mode=mode)
+        return tarfile.open(fileobj=fileobj, mode=mode, tarinfo=capped_headers(LABEL))
     except (tarfile.TarError, OSError) as exc:
         raise UploadError(400, f"the upload is gzip but not a tar archive inside ({exc})") from None
 
@@ -158,15 +213,17 @@ def _open_tar(fileobj: IO[bytes], mode: Literal["r:", "r|"]) -> tarfile.TarFile:
 def _members(archive: tarfile.TarFile, limits: UploadLimits) -> list[tarfile.TarInfo]:
     """``bundle``'s checks of every member, links refused: 413 past a cap, 400 otherwise."""
     try:
-        return checked_members(_plain(archive), LABEL, _folder_limits(limits), links=False)
+        return checked_members(_plain(archive, limits), LABEL, _folder_limits(limits), links=False)
     except FolderError as exc:
         raise UploadError(413 if isinstance(exc, OverCap) else 400, str(exc)) from None
 
 
-def _plain(members: Iterable[tarfile.TarInfo]) -> Iterator[tarfile.TarInfo]:
+def _plain(members: Iterable[tarfile.TarInfo], limits: UploadLimits) -> Iterator[tarfile.TarInfo]:
     """The members named as ``bundle`` names them: ``./x`` as ``x``, the root ``.`` left
     out, and hidden entries and caches left out with everything below them."""
-    for member in members:
+    for count, member in enumerate(members, 1):
+        if count > limits.files:  # hidden ones too: each is a header held in memory
+            raise OverCap(f"{LABEL}: more than {limits.files} members, the cap on a bot folder: refused")
         name = member.name
         while name.startswith("./"):
             name = name[2:]

@@ -172,10 +172,11 @@ def serving(
     preexec_fn: Callable[[], None] | None = None,
     extra: tuple[str, ...] = (),
     output: list[str] | None = None,
+    pids: list[int] | None = None,
 ) -> Iterator[str]:
     """``arena serve`` on a free loopback port for ``db`` (run through ``preexec_fn``,
     e.g. as another user; with ``extra`` options); yields its base URL once it answers.
-    ``output`` receives everything it wrote, once it stopped."""
+    ``output`` receives everything it wrote, once it stopped; ``pids`` its process id."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -188,6 +189,8 @@ def serving(
         preexec_fn=preexec_fn,
     )
     url = f"http://127.0.0.1:{port}"
+    if pids is not None:
+        pids.append(proc.pid)
     try:
         deadline = time.monotonic() + 20
         while True:

@@ -4,6 +4,7 @@ a recording HTTP server (what it sends, how it reads every answer) and a real
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -168,7 +169,8 @@ def test_submit_sends_the_packed_folder_with_the_token_in_a_header_only(recorder
     assert headers["Authorization"] == f"Bearer {TOKEN}" and headers["Content-Type"] == "application/gzip"
     work = tmp_path / "work"
     work.mkdir()
-    assert receive_upload(body, work).archive == pack(SAMPLES / "random")[1]
+    with receive_upload(body, work) as received:
+        assert gzip.decompress(received.read()) == pack(SAMPLES / "random")[1]
     assert TOKEN not in done.stdout + done.stderr
 
 
@@ -285,3 +287,102 @@ def test_a_submission_past_the_servers_cap_is_413(door: Any, tmp_path: Path) -> 
     done = arena("submit", str(bot_folder(tmp_path, "big")), "--server", url, token=token)
     assert done.returncode == 0 and f"{url}/submissions/1" in done.stdout, done.stderr
     assert submissions(db) == 1
+
+
+# --- arena submit never sends the token elsewhere ------------------------------------------
+
+
+class Redirector(BaseHTTPRequestHandler):
+    """Answers every request with ``server.status`` to ``server.location``, recording it."""
+
+    server: Any
+
+    def do_POST(self) -> None:
+        self.server.requests.append((self.command, self.path, dict(self.headers)))
+        self.send_response(self.server.status)
+        self.send_header("Location", self.server.location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def redirector() -> Iterator[Any]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirector)
+    server.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    server.url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_submit_never_sends_the_token_to_where_a_redirect_points(redirector: Any, recorder: Any, status: int) -> None:
+    """A server answering with a redirect to another origin (another port of loopback,
+    recording every header it gets) never sees the token, nor any request at all."""
+    redirector.status, redirector.location = status, recorder.url + "/api/submissions"
+    recorder.answers.append((202, RECEIVED))
+    run = arena("submit", str(SAMPLES / "random"), "--server", redirector.url, token=TOKEN)
+    line = one_line_error(run)
+    assert f"answered {status}, a redirect to {recorder.url}/api/submissions: not followed" in line
+    assert [(m, p, h["Authorization"]) for m, p, h in redirector.requests] == [
+        ("POST", "/api/submissions", f"Bearer {TOKEN}")
+    ]
+    assert recorder.requests == [], "the other origin saw nothing, the token least of all"
+    assert TOKEN not in run.stdout + run.stderr
+
+
+def test_submit_does_not_follow_a_redirect_to_its_own_origin_either(redirector: Any) -> None:
+    redirector.status, redirector.location = 302, "/elsewhere"
+    run = arena("submit", str(SAMPLES / "random"), "--server", redirector.url, token=TOKEN)
+    assert "a redirect to /elsewhere: not followed" in one_line_error(run)
+    assert [p for _, p, _ in redirector.requests] == ["/api/submissions"]
+
+
+@pytest.mark.parametrize(
+    ("status", "answer", "words"),
+    [
+        (500, b"<html><body>Internal Server Error\n<pre>Traceback...</pre></body></html>", "(500): Internal Server"),
+        (202, b"[1, 2, 3]", "not JSON of the API"),
+        (202, b'"received"', "not JSON of the API"),
+        (202, b'{"id": "seven", "name": "random"}', "answered without a submission"),
+        (202, b'{"error": "nothing"}', "answered without a submission"),
+        (202, b"\xff\xfe not even text", "not JSON of the API"),
+    ],
+)
+def test_submit_reads_an_unexpected_answer_as_one_line(recorder: Any, status: int, answer: bytes, words: str) -> None:
+    recorder.answers.append((status, answer))
+    run = arena("submit", str(SAMPLES / "random"), "--server", recorder.url, token=TOKEN)
+    assert words in one_line_error(run), run.stderr
+
+
+def test_submit_wait_survives_a_strange_report(recorder: Any) -> None:
+    recorder.answers += [(202, RECEIVED), (200, {**RECEIVED, "state": "rejected", "report": ["not", "a", "dict"]})]
+    run = arena("submit", str(SAMPLES / "random"), "--server", recorder.url, "--wait", token=TOKEN)
+    assert run.returncode == 1 and "Traceback" not in run.stderr and run.stdout.splitlines()[1:] == ["rejected"]
+
+
+def test_submit_to_a_server_that_hangs_up_is_one_line() -> None:
+    """A server that closes the connection without answering."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+
+        def hang_up() -> None:
+            connection, _ = listener.accept()
+            connection.recv(1024)
+            connection.close()
+
+        thread = threading.Thread(target=hang_up, daemon=True)
+        thread.start()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        run = arena("submit", str(SAMPLES / "random"), "--server", url, token=TOKEN)
+        thread.join(10)
+    line = one_line_error(run)
+    assert url in line and TOKEN not in line

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from arena import pipeline
 from arena.botcheck import Check
@@ -42,6 +43,7 @@ from arena.store.submissions import (
     RETIRED,
     Author,
     Submission,
+    SubmissionError,
     Submissions,
 )
 
@@ -367,3 +369,152 @@ def test_a_failure_reads_as_one_line_without_the_servers_folders() -> None:
         ["  Traceback", "  OSError: no", ""],
     )
     assert failure("bad: refused", [], "x:1") == ("bad: refused", [])
+
+
+# --- a fair share of the build slots --------------------------------------------------------
+
+
+def test_build_time_puts_the_author_who_used_least_first() -> None:
+    used = pipeline.BuildTime(window_s=100)
+    ada = used.start(1, 0.0)
+    ada[1] = 30.0
+    used.start(2, 20.0)  # bob's build still runs: it counts as it goes
+    ready = [Submission(i, author, "", "x", "1", "h", 0, RECEIVED, {}, None, "", "") for i, author in ((1, 1), (2, 2))]
+    ready.append(Submission(3, 3, "", "y", "1", "h", 0, RECEIVED, {}, None, "", ""))
+    assert used.used(1, 60.0) == 30.0 and used.used(2, 60.0) == 40.0 and used.used(3, 60.0) == 0.0
+    assert [s.id for s in used.order(ready, 60.0)] == [3, 1, 2]
+    assert used.used(1, 120.0) == 10.0, "only the last window_s counts"
+    assert used.used(1, 200.0) == 0.0 and used.spans[1] == [], "and what left it is forgotten"
+
+
+class FakeBuilds(pipeline.Pipeline):
+    """The pipeline's scheduling, with builds that take a set time on a virtual clock (and
+    the database used in place, without threads, so the clock jumps only when all wait)."""
+
+    seconds: dict[str, float] = {}
+    started: list[tuple[float, str]] = []
+
+    async def _db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return fn(*args)
+
+    async def process(self, s: Submission) -> Submission:
+        self.started.append((trio.current_time(), s.name))
+        await trio.sleep(self.seconds[s.author])
+        self.submissions.set_state(s.id, REJECTED, {})
+        return s
+
+
+def test_authors_with_slow_builds_cannot_keep_the_slots(base: Path) -> None:
+    """Two authors whose builds take the whole 300 s cap, three each, and one whose take
+    10 s, four: once the first two slow builds end, the fast author's four all go before
+    the slow authors' next (the author served longest ago first gave the slots back to
+    the slow authors in turn, and the fast author's second waited 300 s more)."""
+    db = base / "arena.db"
+    for n in range(3):
+        for who in ("ada", "dan"):
+            submitted(db, who, sample(base, f"{who}-bot", f"1.{n}"))
+    for n in range(4):
+        submitted(db, "cyd", sample(base, "cyd-bot", f"1.{n}"))
+    FakeBuilds.seconds = {"ada": 300.0, "dan": 300.0, "cyd": 10.0}
+    FakeBuilds.started = []
+
+    async def main() -> None:
+        fake = FakeBuilds(db, None, base / "work")  # type: ignore[arg-type]
+        with trio.move_on_after(2000):
+            await fake.run(poll_s=0.5, builds=2)
+        fake.close()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    starts = {name: [t for t, n in FakeBuilds.started if n == name] for name in ("ada-bot", "dan-bot", "cyd-bot")}
+    assert starts["ada-bot"][0] == starts["dan-bot"][0] == 0.0
+    assert len(starts["cyd-bot"]) == 4 and all(300 <= t <= 350 for t in starts["cyd-bot"]), starts
+    assert max(starts["cyd-bot"]) < sorted(starts["ada-bot"] + starts["dan-bot"])[3], starts
+
+
+def test_a_slow_authors_next_build_waits_for_a_fast_authors_queue(base: Path) -> None:
+    """One slot, real builds: ada's take 6 s, bob's none. After ada's first and bob's
+    first, bob (who used less) goes again before ada's second."""
+    db = base / "arena.db"
+    ada = [submitted(db, "ada", slow(base, "ada-bot", f"1.{n}", seconds=6)) for n in range(2)]
+    bob = [submitted(db, "bob", sample(base, "bob-bot", f"1.{n}")) for n in range(2)]
+    sandbox, _ = choose_sandbox("local")
+    order: list[str] = []
+
+    async def main() -> None:
+        with Store(db) as store, trio.move_on_after(300):
+            async with trio.open_nursery() as nursery:
+                run = partial(pipeline.run_pipeline, poll_s=0.1, progress=order.append, builds=1)
+                nursery.start_soon(run, store, sandbox, base / "work")
+                while any(state(db, s.id).state not in (ACTIVE, RETIRED) for s in [*ada, *bob]):
+                    await trio.sleep(0.2)
+                nursery.cancel_scope.cancel()
+
+    trio.run(main)
+    built = [line.split(":")[0] for line in order if ": building " in line]
+    assert built == [f"submission {s.id}" for s in (ada[0], bob[0], bob[1], ada[1])], order
+
+
+# --- what a submission leaves on disk ---------------------------------------------------------
+
+
+def test_a_rejected_submission_leaves_no_copy_of_its_code_but_its_archive(base: Path, make_bot: MakeBot) -> None:
+    db = base / "arena.db"
+    folder = sample(base, "crasher")
+    (folder / "bot.py").write_text(CRASH)
+    s = submitted(db, "ada", folder)
+    (done,) = process(db, base, s.id)
+    assert done.state == REJECTED
+    with Store(db, read_only=True) as store:
+        assert store.list_bots() == [] and not any(store.snapshots.iterdir())
+        assert Submissions(store).archive(s.id), "kept for a while"
+    assert not (base / "work" / s.hash).exists(), "the unpacked folder is not kept beside the snapshot"
+
+
+def test_a_good_submission_is_unpacked_once_into_its_snapshot(base: Path) -> None:
+    db = base / "arena.db"
+    s = submitted(db, "ada", sample(base, "once"))
+    (done,) = process(db, base, s.id)
+    assert done.state == ACTIVE
+    assert not (base / "work" / s.hash).exists()
+    with Store(db, read_only=True) as store:
+        assert Path(store.get_bot("once:1.0").path).is_dir()
+
+
+def test_archives_of_rejected_and_retired_submissions_go_after_the_keep(base: Path) -> None:
+    db = base / "arena.db"
+    ids = [submitted(db, "ada", sample(base, "kept", f"1.{n}")).id for n in range(4)]
+    with Store(db) as store:
+        subs = Submissions(store)
+        subs.set_state(ids[0], REJECTED, {"error": "x"})
+        subs.set_state(ids[1], RETIRED)
+        subs.set_state(ids[2], ACTIVE)
+        assert subs.sweep(3600) == 0, "nothing is past the keep yet"
+        assert subs.sweep(3600, clock=time.time() + 3601) == 2
+        assert [
+            bool(store.db.execute("SELECT length(archive) FROM submissions WHERE id = ?", (i,)).fetchone()[0])
+            for i in ids
+        ] == [False, False, True, True]
+        assert subs.get(ids[0]) is not None and subs.get(ids[0]).report == {"error": "x"}, "the row stays"
+        with pytest.raises(SubmissionError) as gone:
+            subs.archive(ids[0])
+        assert gone.value.status == 404
+
+
+def test_the_pipeline_sweeps_archives_as_it_runs(base: Path) -> None:
+    db = base / "arena.db"
+    s = submitted(db, "ada", sample(base, "swept"))
+    with Store(db) as store:
+        Submissions(store).set_state(s.id, REJECTED, {})
+    lines: list[str] = []
+
+    async def main() -> None:
+        with Store(db) as store, trio.move_on_after(60):
+            async with trio.open_nursery() as nursery:
+                run = partial(pipeline.run_pipeline, poll_s=0.1, progress=lines.append, keep_archives_s=0)
+                nursery.start_soon(run, store, choose_sandbox("local")[0], base / "work")
+                while not lines:
+                    await trio.sleep(0.1)
+                nursery.cancel_scope.cancel()
+
+    trio.run(main)
+    assert lines == ["deleted the archives of 1 rejected or retired submissions"]

@@ -76,9 +76,9 @@ def test_a_good_upload_is_the_folder_packed_canonically(tmp_path: Path) -> None:
         pack_upload(BOT),
         subprocess.run(["tar", "czf", "-", "-C", str(BOT), "."], capture_output=True, check=True).stdout,
     ):
-        received = receive_upload(data, tmp_path)
-        assert (received.name, received.version, received.games) == ("random", "1.0.0", ["nimmt"])
-        assert received.digest == digest == content_hash(BOT) and received.archive == archive
+        with receive_upload(data, tmp_path) as received:
+            assert (received.name, received.version, received.games) == ("random", "1.0.0", ["nimmt"])
+            assert received.digest == digest == content_hash(BOT) and gzip.decompress(received.read()) == archive
         assert os.listdir(tmp_path) == []
 
 
@@ -88,7 +88,8 @@ def test_hidden_entries_and_caches_are_left_out_as_bot_add_leaves_them(tmp_path:
             add(archive)
 
     data = tar_gz(hidden)
-    assert receive_upload(data, tmp_path).digest == content_hash(BOT)
+    with receive_upload(data, tmp_path) as received:
+        assert received.digest == content_hash(BOT)
 
 
 @pytest.mark.parametrize(

@@ -253,3 +253,14 @@ def test_arena_submit_speaks_to_the_server(door: Any, tmp_path: Path) -> None:
     for run in (done, again, stranger, wrong, nowhere):
         assert "Traceback" not in run.stderr and tokens["ada"] not in run.stdout + run.stderr
     assert rows(db) == (1, 1)
+
+
+def test_uploads_refused_once_unpacked_count_towards_the_rate(door: Any, tmp_path: Path) -> None:
+    """Unpacking costs the server the same whether the upload is then refused or kept."""
+    url, db, tokens, _ = door
+    for _ in range(2):
+        assert post(url, tokens["ada"], gzip.compress(b"not a tar at all" * 100))[0] == 400
+    status, answer = post(url, tokens["ada"], pack_upload(bot_folder(tmp_path, "nimble")))
+    assert status == 429 and "2 uploads refused" in answer["error"], answer
+    assert post(url, tokens["bob"], pack_upload(bot_folder(tmp_path, "other")))[0] == 202, "bob is not held up"
+    assert rows(db) == (1, 1)

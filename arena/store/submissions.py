@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import io
 import json
 import secrets
 import time
-from typing import Any
+from typing import IO, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -47,6 +48,16 @@ PER_HOUR = 10
 """Submissions an author may make in an hour (``arena serve --submissions-per-hour``)."""
 SESSION_SECONDS = 7 * 24 * 3600
 """How long a browser stays signed in."""
+KEEP_ARCHIVES_S = 24 * 3600
+"""How long the archive of a rejected or retired submission is kept (``sweep``)."""
+CHUNK = 1 << 20
+
+
+class _Writable(Protocol):
+    def write(self, data: bytes, /) -> int: ...
+
+
+W = TypeVar("W", bound=_Writable)
 
 
 class SubmissionError(ValueError):
@@ -172,46 +183,85 @@ class Submissions:
 
     # --- submissions ------------------------------------------------------------------
 
-    def submit(
-        self, author: Author, name: str, version: str, digest: str, archive: bytes, per_hour: int = PER_HOUR
-    ) -> Submission:
-        """Take a packed bot folder (already checked) as received: 403 for a name another
-        author owns, 409 for a version already taken, 429 past ``per_hour`` this hour."""
-        with self.store.transaction():
+    def check_submit(
+        self,
+        author: Author,
+        name: str | None,
+        version: str | None,
+        digest: str | None,
+        per_hour: int = PER_HOUR,
+        refused: int = 0,
+    ) -> str | None:
+        """Whether ``author`` may submit ``name``:``version`` now: 403 for a name another
+        author (or the organiser) owns, 409 for a version already taken, 429 past
+        ``per_hour`` this hour (the ``refused`` uploads counted too); returns the name.
+        With ``name`` None (not yet known: before the body is read) only the rate is
+        checked."""
+        since = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).isoformat(timespec="seconds")
+        recent = self.db.execute(
+            "SELECT count(*) FROM submissions WHERE author_id = ? AND received > ?", (author.id, since)
+        ).fetchone()[0]
+        if name is not None:
             owner = self.owner(name)
             if owner is not None and owner != author.id:
                 raise SubmissionError(403, f"the bot name {name!r} belongs to another author: choose another name")
             if owner is None and self.db.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone():
                 raise SubmissionError(403, f"the bot name {name!r} is one of the organiser's bots: choose another name")
-            since = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).isoformat(timespec="seconds")
-            recent = self.db.execute(
-                "SELECT count(*) FROM submissions WHERE author_id = ? AND received > ?", (author.id, since)
-            ).fetchone()[0]
-            if recent >= per_hour:
-                raise SubmissionError(429, f"{recent} submissions in the last hour: at most {per_hour}, try later")
-            taken = self.db.execute(
-                "SELECT id, hash FROM submissions WHERE name = ? AND version = ? AND state != ?",
-                (name, version, REJECTED),
-            ).fetchone()
-            stored = self.db.execute("SELECT hash FROM bots WHERE name = ? AND version = ?", (name, version)).fetchone()
-            if taken is not None or stored is not None:
-                same = (taken or stored)[-1] == digest
-                raise SubmissionError(
-                    409,
-                    f"{name}:{version} is already submitted"
-                    + (f" (submission {taken[0]})" if taken is not None else "")
-                    + ("" if same else ": raise `version` in bot.toml for new code"),
-                )
-            if owner is None:
+        if recent + refused >= per_hour:
+            counted = f"{recent} submissions" + (f" and {refused} uploads refused" if refused else "")
+            raise SubmissionError(429, f"{counted} in the last hour: at most {per_hour}, try later")
+        if name is None or version is None:
+            return None
+        taken = self.db.execute(
+            "SELECT id, hash FROM submissions WHERE name = ? AND version = ? AND state != ?",
+            (name, version, REJECTED),
+        ).fetchone()
+        stored = self.db.execute("SELECT hash FROM bots WHERE name = ? AND version = ?", (name, version)).fetchone()
+        if taken is not None or stored is not None:
+            same = (taken or stored)[-1] == digest
+            raise SubmissionError(
+                409,
+                f"{name}:{version} is already submitted"
+                + (f" (submission {taken[0]})" if taken is not None else "")
+                + ("" if same else ": raise `version` in bot.toml for new code"),
+            )
+        return name
+
+    def submit(
+        self,
+        author: Author,
+        name: str,
+        version: str,
+        digest: str,
+        archive: bytes | IO[bytes],
+        per_hour: int = PER_HOUR,
+        size: int | None = None,
+    ) -> Submission:
+        """Take a packed bot folder (already checked) as received: 403 for a name another
+        author owns, 409 for a version already taken, 429 past ``per_hour`` this hour.
+        ``archive`` is its bytes or a file of ``size`` bytes, copied into the database in
+        chunks (never held whole)."""
+        source: IO[bytes] = io.BytesIO(archive) if isinstance(archive, bytes) else archive
+        length = len(archive) if isinstance(archive, bytes) else int(size or 0)
+        with self.store.transaction():
+            self.check_submit(author, name, version, digest, per_hour)
+            if self.owner(name) is None:
                 self.db.execute("INSERT INTO bot_owners (name, author_id) VALUES (?, ?)", (name, author.id))
             stamp = now()
             cursor = self.db.execute(
                 """INSERT INTO submissions (author_id, name, version, hash, size, archive, state, received, updated)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (author.id, name, version, digest, len(archive), archive, RECEIVED, stamp, stamp),
+                   VALUES (?, ?, ?, ?, ?, zeroblob(?), ?, ?, ?)""",
+                (author.id, name, version, digest, length, length, RECEIVED, stamp, stamp),
             )
-            submission_id = cursor.lastrowid
-        found = self.get(int(submission_id or 0))
+            submission_id = int(cursor.lastrowid or 0)
+            with self.db.blobopen("submissions", "archive", submission_id) as blob:
+                copied = 0
+                while chunk := source.read(min(CHUNK, length - copied)):
+                    blob.write(chunk)
+                    copied += len(chunk)
+            if copied != length:
+                raise ValueError(f"the archive of {name}:{version} ended after {copied} of {length} bytes")
+        found = self.get(submission_id)
         assert found is not None
         return found
 
@@ -220,10 +270,32 @@ class Submissions:
         return None if row is None else _submission(row)
 
     def archive(self, submission_id: int) -> bytes:
-        row = self.db.execute("SELECT archive FROM submissions WHERE id = ?", (submission_id,)).fetchone()
-        if row is None:
-            raise SubmissionError(404, f"no submission {submission_id}")
-        return bytes(row[0])
+        return self.archive_into(submission_id, io.BytesIO()).getvalue()
+
+    def archive_into(self, submission_id: int, into: W) -> W:
+        """Copy a submission's packed folder (a gzipped tar; a plain one if stored by an
+        older arena) into ``into`` in chunks; 404 when there is none, or its archive was
+        deleted (``sweep``)."""
+        row = self.db.execute("SELECT length(archive) FROM submissions WHERE id = ?", (submission_id,)).fetchone()
+        if row is None or not row[0]:
+            raise SubmissionError(404, f"no archive of submission {submission_id}")
+        with self.db.blobopen("submissions", "archive", submission_id, readonly=True) as blob:
+            while chunk := blob.read(CHUNK):
+                into.write(chunk)
+        return into
+
+    def sweep(self, keep_seconds: float = KEEP_ARCHIVES_S, clock: float | None = None) -> int:
+        """Delete the archives of submissions rejected or retired over ``keep_seconds``
+        ago (their rows, reports, games and ratings stay); returns how many went. An
+        active or waiting submission keeps its archive."""
+        moment = dt.datetime.fromtimestamp(time.time() if clock is None else clock, dt.UTC)
+        before = (moment - dt.timedelta(seconds=keep_seconds)).isoformat(timespec="seconds")
+        with self.store.transaction():
+            cursor = self.db.execute(
+                "UPDATE submissions SET archive = X'' WHERE state IN (?, ?) AND updated <= ? AND length(archive) > 0",
+                (REJECTED, RETIRED, before),
+            )
+        return int(cursor.rowcount)
 
     def of_author(self, author_id: int) -> list[Submission]:
         """The author's submissions, newest first."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import jinja2
 import msgspec
+import trio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
@@ -433,9 +434,15 @@ def _warm_up(site: Site, warmed: threading.Event) -> None:
         log.exception("warming up the leaderboards failed")
 
 
+GONE = (trio.BusyResourceError, trio.BrokenResourceError, trio.ClosedResourceError, ConnectionError)
+"""What sending raises once the client has hung up (the server may be closing its socket
+from its reader at that very moment): nobody is left to answer."""
+
+
 class Headers:
     """ASGI middleware: the security headers on every response, and the time taken
-    (``server-timing: app;dur=MS``, read by the benchmark)."""
+    (``server-timing: app;dur=MS``, read by the benchmark). An answer to a client that
+    hung up meanwhile is dropped quietly, not logged as the app's error."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -445,12 +452,19 @@ class Headers:
             await self.app(scope, receive, send)
             return
         start = time.perf_counter()
+        gone = False
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal gone
             if message["type"] == "http.response.start":
                 took = f"app;dur={(time.perf_counter() - start) * 1000:.1f}".encode()
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS, (b"server-timing", took)]
-            await send(message)
+            if gone:
+                return
+            try:
+                await send(message)
+            except GONE:
+                gone = True
 
         await self.app(scope, receive, send_with_headers)
 

@@ -6,7 +6,9 @@ https), never the token: the token is typed into the sign-in form once and goes 
 further than ``Submissions.open_session``. Every form carries a CSRF token, the
 session's own (the sign-in form, before there is a session, a one-off pair of cookie
 and field), and a POST without the right one is 403 before an upload is unpacked or
-anything written. Bodies are read up to a cap and no further.
+anything written. Bodies are read up to a cap, within a time, and no further; an upload
+is admitted as the API's are (``Writer.admitted``: so many under way an author) and
+spooled to disk, never held in memory.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import secrets
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
+import anyio
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import FormParser, MultiPartException, MultiPartParser
@@ -25,7 +29,7 @@ from starlette.routing import Route
 from ..store.submissions import SESSION_SECONDS, Author, SubmissionError
 from ..uploads import UploadError
 from .data import Database
-from .submit import COOKIE, PRIVATE, Writer, capped_body, detail
+from .submit import COOKIE, PRIVATE, Writer, capped_body, detail, linger
 
 SIGNIN_COOKIE = "arena_signin"
 """The sign-in form's own CSRF pair: this cookie and the form's hidden field agree."""
@@ -167,21 +171,28 @@ def author_routes(writer: Writer, reader: Database, render: Render) -> list[Rout
         if found is None:
             return forbidden(request, "sign in before submitting a bot")
         author, csrf = found
+        options = writer.options
         try:
-            form = await read_form(request, writer.options.limits.packed_bytes + FRAMING_BYTES, 1)
-        except UploadError as exc:
-            return await run_in_threadpool(listing, request, author, csrf, exc.message, exc.status)
-        try:
-            if not same_secret(csrf, form.get("csrf")):
-                return forbidden(request, "the form has expired or came from another site: reload the page")
-            sent = form.get("bot")
-            data = await sent.read() if isinstance(sent, UploadFile) else b""
-        finally:
-            await form.close()
-        try:
-            made = await run_in_threadpool(writer.submit, author, data)
+            with writer.admitted(author):
+                await run_in_threadpool(writer.check, author, None)  # the rate, before the body is read
+                try:
+                    with anyio.fail_after(options.body_seconds):
+                        form = await read_form(request, options.limits.packed_bytes + FRAMING_BYTES, 1)
+                except TimeoutError:
+                    raise UploadError(408, f"the upload did not arrive within {options.body_seconds:g} s") from None
+                try:
+                    if not same_secret(csrf, form.get("csrf")):
+                        return forbidden(request, "the form has expired or came from another site: reload the page")
+                    sent = form.get("bot")
+                    upload = sent.file if isinstance(sent, UploadFile) else b""
+                    async with writer.unpacking(author):
+                        made = await run_in_threadpool(writer.submit, author, upload)
+                finally:
+                    await form.close()
         except (SubmissionError, UploadError) as exc:
-            return await run_in_threadpool(listing, request, author, csrf, exc.message, exc.status)
+            page = await run_in_threadpool(listing, request, author, csrf, exc.message, exc.status)
+            page.background = BackgroundTask(linger, request)
+            return page
         return RedirectResponse(f"/submissions/{made.id}", 303, headers=PRIVATE)
 
     def submission_page(request: Request) -> Response:
