@@ -31,7 +31,7 @@ from arena.bundle import pack
 from arena.pipeline import REPORT_BYTES, failure, report_of
 from arena.sandbox import choose_sandbox, images
 from arena.sandbox.base import Sandbox
-from arena.sandbox.local import READY_MARKER, prepared_dir
+from arena.sandbox.local import is_ready, prepared_dir
 from arena.store import Store
 from arena.store.submissions import (
     ACTIVE,
@@ -120,7 +120,7 @@ def test_a_good_submission_ends_active_and_playable(base: Path) -> None:
         bot = store.get_bot("nimble:1.0")
         assert bot.id == done.bot_id and bot.hash == s.hash and Path(bot.path).is_dir()
     # playable at once: this sandbox's sealed, built copy of exactly this code is made
-    assert (prepared_dir(bot.load(), bot.hash) / READY_MARKER).is_file()
+    assert is_ready(prepared_dir(bot.load(), bot.hash))
 
 
 @pytest.mark.parametrize(
