@@ -465,7 +465,7 @@ class LocalSandbox:
             home = private_dir("home-", uid)
             argv = ["/bin/sh", "-c", command]
             if self.bwrap is not None:
-                seccomp = self._seccomp_fd()
+                seccomp = self._seccomp_fd() if self.seccomp else None
                 argv = self._bubblewrap(Bot(target, bot.manifest), argv, writable=work, seccomp_fd=seccomp)
             code: int | str
             try:
@@ -520,7 +520,7 @@ class LocalSandbox:
         try:
             argv = resolve_command(bot, env)
             if self.bwrap is not None:
-                seccomp = self._seccomp_fd()
+                seccomp = self._seccomp_fd() if self.seccomp else None
                 argv = self._bubblewrap(bot, argv, seccomp_fd=seccomp)
             proc = await trio.lowlevel.open_process(
                 argv,
