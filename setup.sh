@@ -2,7 +2,7 @@
 # Set up a machine for Six Arena. Idempotent: a second run only checks.
 #
 # - a virtualenv in .venv with the arena and its test tools;
-# - as root on Debian: bubblewrap (the local sandbox), the toolchains of the sample
+# - as root on Debian: bubblewrap and libseccomp2 (the local sandbox), the toolchains of the sample
 #   bots (nodejs, gcc, make, libc6-dev, perl, ruby), docker.io and debootstrap;
 #   a Docker engine started without a default bridge (bots never get a network);
 #   and the base image bots run on, with Ruby added to its extra runtimes for the
@@ -38,6 +38,8 @@ fi
 if is_root; then
     missing=()
     command -v bwrap >/dev/null || missing+=(bubblewrap)
+    # libseccomp writes the local sandbox's seccomp filter (through pyseccomp).
+    ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2 ' || missing+=(libseccomp2)
     # What the sample bots in other languages need to build and run as local processes.
     command -v node >/dev/null || missing+=(nodejs)
     command -v gcc >/dev/null || missing+=(gcc)

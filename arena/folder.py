@@ -538,37 +538,84 @@ def _copy(src: Path, dest: Path, entries: list[Entry]) -> str:
     return digest.hexdigest()
 
 
+def set_modes(folder: Path, mode_of: Callable[[os.stat_result], int], owner: tuple[int, int] | None = None) -> None:
+    """Give every folder and regular file of the tree at ``folder`` (itself included) the
+    mode ``mode_of`` its ``lstat`` says, and ``owner`` (uid, gid) if given, following
+    nothing: each entry is opened with ``O_PATH | O_NOFOLLOW`` from its parent folder's
+    descriptor and changed through that descriptor, so a name swapped for a link (by a
+    bot's build still running, say) is a link left alone, never a path into the machine.
+    Links and special files are left as they are. A folder gets its mode before it is
+    listed, so a build's ``chmod 000`` does not keep us out."""
+    top = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        _set_modes(top, mode_of, owner)
+    finally:
+        os.close(top)
+
+
+def _set_modes(handle: int, mode_of: Callable[[os.stat_result], int], owner: tuple[int, int] | None) -> None:
+    info = _change(handle, mode_of, owner)
+    if not stat.S_ISDIR(info.st_mode):
+        return
+    listing_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=handle)
+    try:
+        names = os.listdir(listing_fd)
+    finally:
+        os.close(listing_fd)
+    for name in names:
+        try:
+            child = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=handle)
+        except FileNotFoundError:
+            continue
+        try:
+            if stat.S_IFMT(os.fstat(child).st_mode) in (stat.S_IFDIR, stat.S_IFREG):
+                _set_modes(child, mode_of, owner)
+        finally:
+            os.close(child)
+
+
+def _change(handle: int, mode_of: Callable[[os.stat_result], int], owner: tuple[int, int] | None) -> os.stat_result:
+    """Change the file behind an ``O_PATH`` descriptor (fchmod refuses those; its
+    ``/proc/self/fd`` entry names exactly that file, whatever its path is now)."""
+    info = os.fstat(handle)
+    if not stat.S_ISDIR(info.st_mode) and not stat.S_ISREG(info.st_mode):
+        return info
+    here = f"/proc/self/fd/{handle}"
+    if owner is not None and (info.st_uid, info.st_gid) != owner:
+        os.chown(here, *owner)
+    mode = mode_of(info)
+    if stat.S_IMODE(info.st_mode) != mode or owner is not None:  # chown clears set-id bits: set the mode again
+        os.chmod(here, mode)
+    return info
+
+
 def remove_tree(path: Path) -> None:
-    """Remove a copy made by us (partial, or sealed read-only): nothing in it is followed."""
+    """Remove a copy made by us (partial, sealed read-only, or a build's folder), following
+    nothing: its folders are opened to us first (``set_modes``), then ``shutil.rmtree``
+    removes it through descriptors."""
     if not os.path.lexists(path):
         return
     if os.path.islink(path) or not os.path.isdir(path):
         os.unlink(path)
         return
-    os.chmod(path, 0o700)
-    for folder, subdirs, _ in os.walk(path):
-        for name in subdirs:
-            full = os.path.join(folder, name)
-            if not os.path.islink(full):
-                os.chmod(full, 0o700)
+    if os.geteuid() != 0:  # root removes whatever the modes say
+        try:
+            set_modes(path, lambda info: 0o700 if stat.S_ISDIR(info.st_mode) else stat.S_IMODE(info.st_mode))
+        except OSError:
+            pass
     shutil.rmtree(path, ignore_errors=True)
+
+
+def read_only_mode(info: os.stat_result) -> int:
+    """A stored copy's mode: readable by all, writable by none, folders enterable by
+    all, a file's exec bits as they were (they are part of the content hash)."""
+    mode = stat.S_IMODE(info.st_mode) & 0o777
+    mode = (mode | 0o444) & ~0o222
+    return mode | 0o111 if stat.S_ISDIR(info.st_mode) else mode
 
 
 def seal_read_only(folder: Path) -> None:
     """Make a stored copy of a bot immutable: readable (and enterable) by all, writable
-    by none. Links are left as they are (a link's own mode means nothing, and it is
-    never followed)."""
-    for root, dirs, files in os.walk(folder, topdown=False):
-        for name in [*files, *dirs]:
-            _seal(os.path.join(root, name))
-    _seal(str(folder))
-
-
-def _seal(path: str) -> None:
-    mode = os.lstat(path).st_mode
-    if stat.S_ISLNK(mode):
-        return
-    mode = (mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
-    if stat.S_ISDIR(mode):
-        mode |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
-    os.chmod(path, stat.S_IMODE(mode))
+    by none (``read_only_mode``). Links are left as they are (a link's own mode means
+    nothing, and it is never followed)."""
+    set_modes(folder, read_only_mode)

@@ -11,6 +11,7 @@ import tempfile
 import textwrap
 import time
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,6 +50,48 @@ def make_bot() -> Iterator[MakeBot]:
 
     yield make
     shutil.rmtree(base, ignore_errors=True)
+
+
+def fresh_c_bot(base: Path, name: str = "") -> Path:
+    """The docs' minimal C bot (``sample_bots/greedy-c``) in ``base`` under a new name and
+    with new content (a random comment), so no build or image of an earlier run serves
+    it: its ``make`` must run, from wherever the arena keeps the folder."""
+    token = uuid.uuid4().hex[:12]
+    name = name or f"c-{token}"
+    folder = base / name
+    shutil.copytree(SAMPLES / "greedy-c", folder)
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "greedy-c"', f'name = "{name}"'))
+    with open(folder / "bot.c", "a") as code:
+        code.write(f"/* {token} */\n")
+    for path in (base, folder, *folder.rglob("*")):
+        os.chmod(path, 0o755)
+    return folder
+
+
+def faults_of(db: Path) -> dict[str, int]:
+    """Each bot's faults (timeouts, crashes, malformed and illegal answers) in the games
+    of ``db``, from `arena leaderboard --format json`; every bot played."""
+    import json
+
+    board = subprocess.run(
+        [str(Path(sys.executable).parent / "arena"), "leaderboard", "--db", str(db), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (rows,) = json.loads(board.stdout).values()
+    assert all(row["games"] > 0 for row in rows)
+    return {row["bot"]: sum(row[k] for k in ("timeouts", "crashes", "malformed", "illegal")) for row in rows}
+
+
+def remove_images_of(name: str) -> None:
+    """Remove the Docker images the arena built for the bot ``name`` (made by a test)."""
+    from arena.sandbox import images
+
+    client = images.connect()
+    for image in client.images.list(filters={"label": f"{images.LABEL}.name={name}"}):
+        client.images.remove(image.id, force=True)
 
 
 def bot_pids(folder: Path) -> list[int]:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots import Bot, BotError, content_hash, load_bot
-from arena.folder import FolderError, FolderLimits, copy_folder, scan
+from arena.folder import FolderError, FolderLimits, copy_folder, remove_tree, scan, seal_read_only, set_modes
 from arena.sandbox.docker import DockerSandbox
 from arena.sandbox.images import build_bot
 
@@ -270,6 +270,33 @@ def test_copy_folder_copies_what_it_checked(tmp_path: Path) -> None:
     with pytest.raises(FolderError, match="passwd: a link to the absolute path"):
         copy_folder(folder, tmp_path / "copy2")
     assert not (tmp_path / "copy2").exists()
+
+
+def test_sealing_and_removing_a_tree_follow_none_of_its_links(tmp_path: Path) -> None:
+    """What the arena does to a tree a build wrote (modes, owners, removal) never goes
+    through a link to a file or folder outside it, at any depth."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "hook.pth").write_text("keep")
+    os.chmod(outside / "hook.pth", 0o600)
+    os.chmod(outside, 0o700)
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "sub" / "code.py").write_text("print()")
+    os.chmod(tree / "sub" / "code.py", 0o4751)
+    for link in (tree / "hook.pth", tree / "sub" / "hook.pth"):
+        link.symlink_to(outside / "hook.pth")
+    (tree / "dir").symlink_to(outside)
+    set_modes(tree, lambda info: 0o777, (12345, 12345))
+    assert (tree / "sub" / "code.py").stat().st_uid == 12345 and os.stat(tree).st_mode & 0o777 == 0o777
+    seal_read_only(tree)
+    assert (tree / "sub" / "code.py").stat().st_mode & 0o7777 == 0o555, "exec bits kept, no write, no set-id"
+    remove_tree(tree)
+    assert not tree.exists()
+    assert (outside / "hook.pth").read_text() == "keep"
+    for path, mode in ((outside, 0o700), (outside / "hook.pth", 0o600)):
+        info = path.stat()
+        assert (stat.S_IMODE(info.st_mode), info.st_uid) == (mode, os.geteuid()), path
 
 
 def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ import pytest
 from arena.replay import loads as replay_lines
 from arena.store import Store
 
-from .conftest import SAMPLES, MakeBot, bot_pids, one_clean_line
+from .conftest import SAMPLES, MakeBot, bot_pids, faults_of, fresh_c_bot, one_clean_line
 
 ARENA = str(Path(sys.executable).parent / "arena")
 
@@ -674,6 +674,23 @@ def test_a_gauntlet_on_the_cluster_stores_what_one_machine_stores(workers: Worke
     assert reference.returncode == 0, reference.stderr
     assert games_of(db) == games_of(alone) and len(games_of(db)) == 4
     assert set(nodes_of(db)) == {"w1"}
+
+
+def test_a_worker_builds_a_bot_with_a_build_step(workers: Workers, tmp_path: Path) -> None:
+    """A C bot never built before, built on the worker from the bundle it unpacked (a
+    read-only copy in its cache), and played without a fault."""
+    workers.start("w1")
+    workers.wait_for(1)
+    folder = fresh_c_bot(tmp_path / "bots")
+    db = tmp_path / "cluster.db"
+    done = run_arena(
+        "tournament", "run", str(folder), str(SAMPLES / "random"), "--db", str(db), "--cluster", workers.scheduler,
+        *SHORT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr + workers.log("w1")
+    assert f"building {folder.name}: make" in workers.log("w1"), "built on the worker"
+    assert set(nodes_of(db)) == {"w1"}
+    assert faults_of(db) == {f"{folder.name}:1.0.0": 0, "random:1.0.0": 0}
 
 
 @pytest.mark.docker

@@ -32,7 +32,7 @@ from arena.bundle import pack
 from arena.pipeline import REPORT_BYTES, failure, report_of
 from arena.sandbox import choose_sandbox, images
 from arena.sandbox.base import Sandbox
-from arena.sandbox.local import READY_MARKER, prepared_dir
+from arena.sandbox.local import is_ready, prepared_dir
 from arena.store import Store
 from arena.store.submissions import (
     ACTIVE,
@@ -47,7 +47,7 @@ from arena.store.submissions import (
     Submissions,
 )
 
-from .conftest import SAMPLES, MakeBot
+from .conftest import SAMPLES, MakeBot, fresh_c_bot
 
 CRASH = "import sys\nsys.exit(3)\n"
 SILENT = "import time\nwhile True:\n    time.sleep(1)\n"
@@ -122,7 +122,19 @@ def test_a_good_submission_ends_active_and_playable(base: Path) -> None:
         bot = store.get_bot("nimble:1.0")
         assert bot.id == done.bot_id and bot.hash == s.hash and Path(bot.path).is_dir()
     # playable at once: this sandbox's sealed, built copy of exactly this code is made
-    assert (prepared_dir(bot.load(), bot.hash) / READY_MARKER).is_file()
+    assert is_ready(prepared_dir(bot.load(), bot.hash))
+
+
+def test_a_submission_with_a_build_step_is_built_from_its_read_only_snapshot(base: Path) -> None:
+    """A C bot never built before: its `make` runs on a copy of the stored snapshot that
+    the build may write (it failed on the snapshot's read-only modes)."""
+    name = f"c{uuid.uuid4().hex[:10]}"
+    made = fresh_c_bot(base / "folders", name)
+    folder = made.rename(made.with_name(f"{name}-1.0.0"))
+    db = base / "arena.db"
+    (done,) = process(db, base, submitted(db, "ada", folder).id)
+    assert done.state == ACTIVE, done.report
+    assert any(c["name"].startswith("nimmt: ") for c in done.report["checks"])
 
 
 @pytest.mark.parametrize(

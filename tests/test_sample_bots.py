@@ -22,7 +22,7 @@ from arena.match import GameResult, GameSpec, MatchSpec, TimeLimits
 from arena.referee import play_match
 from arena.replay import End, FaultLine, verify
 from arena.sandbox.base import Sandbox, StartError
-from arena.sandbox.local import READY_MARKER, LocalSandbox, prepared_dir
+from arena.sandbox.local import LocalSandbox, is_ready, prepared_dir, ready_marker
 
 from .conftest import SAMPLES, MakeBot
 
@@ -121,6 +121,7 @@ def remove_build(folder: Path) -> None:
     target = prepared_dir(load_bot(folder))
     shutil.rmtree(target, ignore_errors=True)
     Path(f"{target}.lock").unlink(missing_ok=True)
+    ready_marker(target).unlink(missing_ok=True)
 
 
 def add_file(folder: Path, name: str, text: str) -> None:
@@ -164,7 +165,7 @@ async def test_a_build_runs_once_and_is_reused(make_bot: MakeBot, unique: str) -
         assert_clean_game(await play(folder, "nimmt", {"rounds": 1}, LocalSandbox(), players=2), players=2)
         target = prepared_dir(bot)
         assert (target / "count.txt").read_text() == "built\n", "built once for three starts"
-        assert (target / READY_MARKER).is_file()
+        assert is_ready(target) and not (target / ".ready").exists(), "the marker is kept outside the copy"
         assert not (folder / "count.txt").exists(), "the build ran in a copy, not in the bot's folder"
         assert not (target / ".notes").exists()
         assert (target / "count.txt").stat().st_mode & 0o777 == 0o644, "sealed: bots cannot change their build"

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ import trio
 
 from arena.bots import load_bot
 from arena.sandbox.base import BotGone, StartError
-from arena.sandbox.local import LocalProcess, LocalSandbox, reachable_by_others
+from arena.sandbox.local import LocalProcess, LocalSandbox, is_ready, prepared_dir, reachable_by_others, ready_marker
 
 from .conftest import ROOT, SAMPLES, MakeBot, bot_pids
 
@@ -452,3 +454,217 @@ def test_no_secret_of_the_arena_is_within_a_bots_reach(make_bot: MakeBot, tmp_pa
     assert seed not in stderr and "s3cr3t-9f8e7d" not in stderr
     spied = stderr.split("SPY", 1)[1]
     assert "sample_bots" not in spied and "random-" not in spied, "no other seat's process, folder or pipe"
+
+
+# --- what a build leaves in its copy (issue 23, item 3) ---------------------------------
+
+PTH = "import os  # stands in for a .pth file of the arena's site-packages\n"
+
+
+@pytest.fixture
+def victim() -> Iterator[Path]:
+    """A file of the machine's that no bot may have the arena write, chmod or chown."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-victim-"))
+    path = folder / "sixarena-hook.pth"
+    path.write_text(PTH)
+    os.chmod(path, 0o600)
+    yield path
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def build_bot_manifest(name: str, build: str) -> str:
+    return (
+        f'name = "{name}"\nversion = "1"\nlanguage = "python"\nrun = "python3 bot.py"\ngames = ["nimmt"]\n'
+        f"build = {json.dumps(build)}\ndescription = {json.dumps(uuid.uuid4().hex)}\n"
+    )
+
+
+@as_root
+@pytest.mark.parametrize(
+    ("build", "refused"),
+    [
+        # the marker the arena wrote into the copy after the build, as root, through this link
+        ("ln -s {victim} .ready", ""),
+        ("ln -sf {victim} .ready; ln -s {victim} .lock; ln -s {victim} .build; chmod 4755 bot.py", ""),
+        ("rm bot.py; ln -s {victim} bot.py", "a link to the absolute path"),
+        ("mkdir lib; ln -s ../../../../../../../../../..{victim} lib/hook.pth", "leads out of the bot folder"),
+        ("mv bot.py code.py; ln -s /tmp sub", "a link to the absolute path"),
+        ("mkfifo pipe", "a named pipe (FIFO) cannot be part of a bot folder"),
+        ("head -c 3000000 /dev/zero > big", "MiB, the cap on a bot folder"),
+    ],
+)
+def test_a_build_cannot_make_the_arena_follow_a_link(
+    make_bot: MakeBot, victim: Path, build: str, refused: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build that made the ready marker a link to a file of the machine's had the arena,
+    as root, write the folder's path and the build command there (aimed at a `.pth` file
+    of its site-packages, the next `arena` ran the attacker's code as root). Now the
+    marker lives outside the copy, what the build made goes through the folder checks
+    (links, special files, sizes) into a copy the arena writes alone, and nothing in the
+    build's folder is followed: the file is untouched, the build refused or its links
+    (hidden names, never part of a bot) left out."""
+    monkeypatch.setenv("ARENA_BOT_MAX_MB", "2")
+    folder = make_bot("linker", "print()", manifest=build_bot_manifest("linker", build.format(victim=victim)))
+    bot = load_bot(folder)
+    target = prepared_dir(bot)
+    before = victim.stat()
+
+    def untouched() -> None:
+        after = victim.stat()
+        assert victim.read_text() == PTH, "the arena wrote through the build's link"
+        assert (after.st_mode, after.st_uid, after.st_mtime_ns) == (before.st_mode, before.st_uid, before.st_mtime_ns)
+
+    try:
+        if refused:
+            with pytest.raises(StartError, match="made a folder the arena refuses") as caught:
+                LocalSandbox().prepared(bot)
+            untouched()
+            assert refused in str(caught.value) and str(bot.path) in str(caught.value)
+            assert not target.exists() and not is_ready(target), "nothing of a refused build is kept"
+        else:
+            built = LocalSandbox().prepared(bot)
+            untouched()
+            assert built.path == target and is_ready(target)
+            assert ready_marker(target).parent == target.parent, "the marker is beside the copy, not in it"
+            assert sorted(p.name for p in target.iterdir()) == ["bot.py", "bot.toml"], "hidden links left out"
+            assert (target / "bot.py").stat().st_mode & 0o7777 in (0o644, 0o755), "sealed: no set-id bit"
+        assert not Path(f"{target}.build").exists(), "the build's own folder is gone"
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+        ready_marker(target).unlink(missing_ok=True)
+        untouched()
+
+
+# --- namespaces and system calls (issue 23, item 10) -------------------------------------
+
+SYSCALLS_PROBE = r"""
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int err(long r) { return r < 0 ? errno : 0; }
+static int do_unshare(void) { return err(unshare(CLONE_NEWUSER)); }
+static int do_mount(void) { return err(mount("none", "/tmp", "tmpfs", 0, NULL)); }
+static int do_ptrace(void) { return err(ptrace(PTRACE_TRACEME, 0, NULL, NULL)); }
+
+/* In a child of its own: what a call changes (or a tracer it gets) stays there. */
+static int in_child(int (*call)(void)) {
+    pid_t pid = fork();
+    if (pid == 0) _exit(call());
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int cloned(unsigned long flags) {
+    long r = syscall(SYS_clone, flags | SIGCHLD, 0, 0, 0, 0);
+    if (r == 0) _exit(0);
+    if (r > 0) { waitpid((pid_t)r, NULL, 0); return 0; }
+    return errno;
+}
+
+/* The signal that kills a child calling getpid in another ABI (0: none). */
+static int killed_by(int abi) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (abi == 32) {
+            int ret;
+            __asm__ volatile("int $0x80" : "=a"(ret) : "a"(20));
+        } else {
+            syscall(0x40000000 | SYS_getpid);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+int main(void) {
+    char line[256];
+    if (!fgets(line, sizeof line, stdin)) return 1;
+    char seccomp[64] = "?";
+    FILE *status = fopen("/proc/self/status", "r");
+    while (status && fgets(line, sizeof line, status))
+        if (strncmp(line, "Seccomp:", 8) == 0) sscanf(line + 8, "%63s", seccomp);
+    if (status) fclose(status);
+    int unshare_cmd = system("unshare -Urm sh -c 'mount -t tmpfs none /tmp' 2>/dev/null");
+    int unshare_pid = system("unshare -Urpf --mount-proc true 2>/dev/null");
+    int unshare_user = in_child(do_unshare);
+    int clone_user = cloned(CLONE_NEWUSER);
+    int clone_ns = cloned(CLONE_NEWNS | CLONE_NEWPID);
+    int clone_net = cloned(CLONE_NEWNET);
+    int plain_fork = cloned(0);
+    int mounted = in_child(do_mount);
+    int key = err(syscall(SYS_add_key, "user", "sixarena", "v", 1, -2));
+    int aslr_off = err(personality(ADDR_NO_RANDOMIZE));
+    int query = err(personality(0xffffffff));
+    int linux32 = err(personality(PER_LINUX32));
+    personality(PER_LINUX);
+    int uring = err(syscall(SYS_io_uring_setup, 1, NULL));
+    int traced = in_child(do_ptrace);
+    printf("{\"seccomp\": \"%s\", \"unshare_cmd\": %d, \"unshare_pid\": %d, \"unshare_user\": %d,"
+           " \"clone_user\": %d, \"clone_ns\": %d, \"clone_net\": %d, \"plain_fork\": %d, \"mount\": %d,"
+           " \"add_key\": %d, \"aslr_off\": %d, \"query\": %d, \"linux32\": %d, \"io_uring\": %d, \"ptrace\": %d,"
+           " \"x32\": %d, \"i386\": %d}\n",
+           seccomp, unshare_cmd, unshare_pid, unshare_user, clone_user, clone_ns, clone_net, plain_fork, mounted,
+           key, aslr_off, query, linux32, uring, traced, killed_by(64), killed_by(32));
+    fflush(stdout);
+    fgets(line, sizeof line, stdin);
+    return 0;
+}
+"""
+
+
+def syscalls_probe(make_bot: MakeBot) -> Path:
+    """A C bot (built in the sandbox, under the same filter) that tries what it must not."""
+    manifest = (
+        'name = "syscalls"\nversion = "1"\nlanguage = "c"\nbuild = "cc -O2 -o probe probe.c"\nrun = "./probe"\n'
+        f'games = ["nimmt"]\ndescription = "{uuid.uuid4().hex}"\n'
+    )
+    folder = make_bot("syscalls", manifest=manifest)
+    (folder / "probe.c").write_text(SYSCALLS_PROBE)
+    os.chmod(folder / "probe.c", 0o644)
+    return folder
+
+
+async def test_a_local_bot_makes_no_namespace_mount_or_foreign_system_call(make_bot: MakeBot) -> None:
+    """Bubblewrap let a bot make user namespaces of its own (inside, `unshare -Urm` made it
+    uid 0, free to mount, and to mount proc in a new PID namespace) and every system call
+    Docker's profile refuses. Now: no new namespace of any kind, no mount, none of the
+    calls Docker's profile refuses (EPERM), no other ABI (the process is killed by
+    SIGSYS), while forking and the usual personality calls still work."""
+    facts = await probe(syscalls_probe(make_bot))
+    eperm, sigsys = 1, 31
+    assert facts["seccomp"] == "2", "a seccomp filter is in force"
+    assert facts["unshare_cmd"] != 0 and facts["unshare_pid"] != 0, "unshare -Urm and -Urpf --mount-proc fail"
+    assert facts["unshare_user"] == eperm
+    assert (facts["clone_user"], facts["clone_ns"], facts["clone_net"]) == (eperm,) * 3, "no clone makes a namespace"
+    assert facts["plain_fork"] == 0, "a plain fork still works"
+    assert facts["mount"] == eperm
+    assert (facts["add_key"], facts["aslr_off"], facts["io_uring"], facts["ptrace"]) == (eperm,) * 4
+    assert (facts["query"], facts["linux32"]) == (0, 0), "the personality calls Docker allows still work"
+    assert (facts["x32"], facts["i386"]) == (sigsys, sigsys), "a call in another ABI kills the caller"
+
+
+async def test_bubblewrap_alone_lets_no_bot_make_a_user_namespace(make_bot: MakeBot) -> None:
+    """The first line without the second: with the seccomp filter off, --disable-userns
+    still refuses a new user namespace (ENOSPC: the namespace's count is used up), so
+    `unshare -Urm` fails."""
+    sandbox = LocalSandbox()
+    sandbox.seccomp = b""
+    facts = await probe(syscalls_probe(make_bot), sandbox)
+    enospc = 28
+    assert facts["seccomp"] == "0", "no filter in this test"
+    assert facts["unshare_cmd"] != 0 and facts["unshare_pid"] != 0
+    assert facts["unshare_user"] == enospc and facts["clone_user"] == enospc

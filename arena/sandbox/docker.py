@@ -434,8 +434,9 @@ class DockerSandbox:
                 os.chmod(io_dir / name, 0o600)
                 if uid != os.geteuid():
                     os.chown(io_dir / name, uid, gid)
-            fds.append(os.open(io_dir / "out", os.O_RDONLY | os.O_NONBLOCK))
-            fds.append(os.open(io_dir / "err", os.O_RDONLY | os.O_NONBLOCK))
+            # Never through a link (the folder is the bot's user's, if read-only to it).
+            fds.append(os.open(io_dir / "out", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
+            fds.append(os.open(io_dir / "err", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
             container = await trio.to_thread.run_sync(self._run, bot, image, io_dir, f"{uid}:{gid}")
             fds.append(await self._open_input(container, io_dir / "in"))
             out_fd, err_fd, in_fd = fds
@@ -508,7 +509,7 @@ class DockerSandbox:
         """Open our end of the bot's stdin once the container has opened its end."""
         for attempt in range(1_000_000):
             try:
-                return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
             except OSError as exc:
                 if exc.errno != errno.ENXIO:
                     raise

@@ -605,7 +605,9 @@ def _folder_tar(folder: Path) -> Iterator[tuple[IO[bytes], str]]:
                 item = tarfile.TarInfo(name)
                 item.uid = item.gid = 0
                 item.uname = item.gname = "root"
-                item.mode = (mode & 0o777) | 0o444 | (0o111 if stat.S_ISDIR(mode) or mode & 0o100 else 0)
+                # Readable by all, and writable by the build's user, who owns /bot while it
+                # builds: a stored snapshot is read-only, and a compiler could not write.
+                item.mode = (mode & 0o777) | 0o644 | (0o111 if stat.S_ISDIR(mode) or mode & 0o100 else 0)
                 item.mtime = mtime_ns // 10**9
                 return item
 

@@ -31,18 +31,21 @@ from typing import Any
 import trio
 
 from ..bots import Bot, content_hash
-from ..folder import copy_folder
+from ..folder import FolderError, copy_folder, remove_tree, set_modes
 from .base import ResourceLimits, StartError
 from .cgroups import OwnCgroup
 from .leftovers import private_dir
 from .pipes import PipedBot
 from .reaper import Reaper
 from .runtime import Runtime, ensure_runtime, runtimes_root
+from .seccomp import bot_filter
 
 GRACE_SECONDS = 0.5
 BUILD_SECONDS = 300
-READY_MARKER = ".ready"
-"""Written into a prepared copy once it is sealed (hidden: not part of the hash)."""
+READY_SUFFIX = ".ready"
+"""A prepared copy ``NAME-HASH`` is ready once ``NAME-HASH.ready`` exists beside it, in
+the arena's own folder: never inside the copy, where a build writes (a build that made
+the marker a link to a file of the machine had the arena, as root, write through it)."""
 UID_RANGE = (0x60000000, 0x6FFFFFFF)
 """Where each bot's own user comes from when the arena is root: far above any account
 of the machine, so no host process shares it (nobody would)."""
@@ -286,26 +289,45 @@ def prepared_dir(bot: Bot, digest: str | None = None) -> Path:
     return copies_root() / f"{name}-{(digest or content_hash(bot.path))[:12]}"
 
 
-def _own_tree(folder: Path, uid: int, gid: int, seal: bool) -> None:
-    """Give a copy to ``uid``. ``seal``: readable by all, writable by its owner only, no
-    set-id bits, so bots cannot change their own code. Each directory is sealed before
-    it is read: a build left running cannot swap in a link to a file of the machine's
-    (and a file with other links is left alone)."""
-    os.lchown(folder, uid, gid)
-    if seal:
-        os.chmod(folder, 0o755)
-    for entry in os.scandir(folder):
-        info = entry.stat(follow_symlinks=False)
-        if entry.is_dir(follow_symlinks=False):
-            _own_tree(Path(entry.path), uid, gid, seal)
-        elif entry.is_symlink():
-            os.lchown(entry.path, uid, gid)
-        elif info.st_nlink == 1 and stat.S_ISREG(info.st_mode):
-            os.lchown(entry.path, uid, gid)
-            if seal:
-                os.chmod(entry.path, (info.st_mode & 0o755) | 0o644 | (0o111 if info.st_mode & 0o100 else 0))
-        elif seal:
-            os.unlink(entry.path)  # a build's FIFO, socket or hard link: not part of a bot
+def ready_marker(target: Path) -> Path:
+    """The file that says the prepared copy ``target`` is sealed and may run."""
+    return target.with_name(target.name + READY_SUFFIX)
+
+
+def is_ready(target: Path) -> bool:
+    """Whether ``target`` is a sealed prepared copy: its marker is a plain file of ours."""
+    try:
+        info = os.lstat(ready_marker(target))
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
+
+
+def _write_marker(target: Path, text: str) -> None:
+    """Create the marker (never through a link, never over a file someone made)."""
+    marker = ready_marker(target)
+    marker.unlink(missing_ok=True)
+    fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, text.encode(errors="surrogateescape"))
+    finally:
+        os.close(fd)
+
+
+def sealed_mode(info: os.stat_result) -> int:
+    """A prepared copy's mode: readable by all, writable by its owner (the arena) only,
+    no set-id bit; a file its owner may run, every bot's user may run."""
+    if stat.S_ISDIR(info.st_mode):
+        return 0o755
+    return 0o755 if info.st_mode & 0o100 else 0o644
+
+
+def build_mode(info: os.stat_result) -> int:
+    """A build folder's mode: its owner (the build's user) may write everything, as in
+    a fresh checkout; a stored snapshot's copy is read-only, and a compiler could not
+    write its output there."""
+    mode = stat.S_IMODE(info.st_mode) & 0o777
+    return mode | 0o700 if stat.S_ISDIR(info.st_mode) else mode | 0o600
 
 
 def _tail(path: Path, lines: int = 10, limit: int = 8192) -> list[str]:
@@ -333,6 +355,7 @@ class LocalSandbox:
                 f" --sandbox unsafe-local runs bots anyway, without protection: {UNSAFE_WARNING}"
             )
         self.as_root = os.geteuid() == 0
+        self.seccomp = b"" if self.bwrap is None else bot_filter()
         self.runtime = ensure_runtime()
         probe = OwnCgroup.create(self.limits.memory_mb, self.limits.processes)
         self.cgroups = probe is not None
@@ -347,7 +370,7 @@ class LocalSandbox:
         else:
             parts = [
                 f"local: bubblewrap (no network, own PID namespace, read-only system, own folder only,"
-                f" {self.limits.tmp_mb} MiB /tmp)"
+                f" {self.limits.tmp_mb} MiB /tmp, no namespaces or mounts of its own, seccomp filter)"
             ]
         if self.cgroups:
             parts.append(f"own cgroup (frozen whole, {mib} MiB memory, {self.limits.processes} processes)")
@@ -378,39 +401,72 @@ class LocalSandbox:
         content; a lock file keeps concurrent starts to one."""
         digest = content_hash(bot.path)
         target = prepared_dir(bot, digest)
-        if (target / READY_MARKER).is_file():
+        if is_ready(target):
             return Bot(target, bot.manifest)
         with open(f"{target}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if not (target / READY_MARKER).is_file():
-                shutil.rmtree(target, ignore_errors=True)  # what a failed or killed attempt left
-                copied = copy_folder(bot.path, target)
-                if copied != digest:
-                    shutil.rmtree(target, ignore_errors=True)
-                    raise StartError(f"{bot.path}: the folder changed while it was copied: try again")
+            if not is_ready(target):
+                ready_marker(target).unlink(missing_ok=True)
+                remove_tree(target)  # what a failed or killed attempt left
                 command = bot.manifest.build.strip()
                 if command:
                     if progress is not None:
                         progress(f"building {bot.name}: {command}")
-                    self._build(bot, command, target)
-                _own_tree(target, os.geteuid(), os.getegid(), seal=True)
-                (target / READY_MARKER).write_text(f"{bot.path}\n{command}\n")
+                    self._build(bot, command, digest, target)
+                else:
+                    self._copy(bot, bot.path, digest, target)
+                set_modes(target, sealed_mode, (os.geteuid(), os.getegid()))
+                _write_marker(target, f"{bot.path}\n{command}\n")
         return Bot(target, bot.manifest)
 
-    def _build(self, bot: Bot, command: str, target: Path) -> None:
-        """Run the build command in the copy under the same confinement as play (its own
-        user and cgroup, bubblewrap with the copy writable), within ``BUILD_SECONDS``;
-        everything it started is killed when it ends."""
-        uid = new_uid() if self.as_root else None
+    @staticmethod
+    def _copy(bot: Bot, source: Path, digest: str | None, target: Path) -> None:
+        """``copy_folder`` with its checks, the copy checked to hold ``digest`` if given."""
+        copied = copy_folder(source, target)
+        if digest is not None and copied != digest:
+            remove_tree(target)
+            raise StartError(f"{bot.path}: the folder changed while it was copied: try again")
+
+    def _build(self, bot: Bot, command: str, digest: str, target: Path) -> None:
+        """Build in a folder of the build's own (a copy the build's user owns and may
+        write, seen by the build at ``target``'s path), then copy what it made to
+        ``target`` through the folder checks: a link out, a special file or output over
+        the caps refuses the build, and what runs was written by the arena alone."""
+        work = target.with_name(target.name + ".build")
+        remove_tree(work)
+        self._copy(bot, bot.path, digest, work)
+        try:
+            uid = new_uid() if self.as_root else None
+            try:
+                set_modes(work, build_mode, (uid, uid) if uid is not None else None)
+                self._run_build(bot, command, work, target, uid)
+            finally:
+                if uid is not None:
+                    _uids_in_use.discard(uid)
+            try:
+                copy_folder(work, target)
+            except FolderError as exc:
+                raise StartError(
+                    f"{bot.path}: the build command {command!r} made a folder the arena refuses ({exc}): fix the"
+                    " build or `build` in bot.toml"
+                ) from None
+        finally:
+            remove_tree(work)
+
+    def _run_build(self, bot: Bot, command: str, work: Path, target: Path, uid: int | None) -> None:
+        """Run the build command in ``work`` under the same confinement as play (its own
+        user and cgroup, bubblewrap with only ``work`` writable, at ``target``'s path),
+        within ``BUILD_SECONDS``; everything it started is killed when it ends."""
         cgroup = OwnCgroup.create(self.limits.memory_mb, self.limits.processes) if self.cgroups else None
         log = Path(tempfile.mkstemp(prefix=f"arena-build-{bot.name}-", dir=private_dir("build-"))[1])
+        seccomp: int | None = None
+        home: Path | None = None
         try:
-            if uid is not None:
-                _own_tree(target, uid, uid, seal=False)
             home = private_dir("home-", uid)
             argv = ["/bin/sh", "-c", command]
             if self.bwrap is not None:
-                argv = self._bubblewrap(Bot(target, bot.manifest), argv, writable=True)
+                seccomp = self._seccomp_fd() if self.seccomp else None
+                argv = self._bubblewrap(Bot(target, bot.manifest), argv, writable=work, seccomp_fd=seccomp)
             code: int | str
             try:
                 with open(log, "wb") as output:
@@ -419,10 +475,11 @@ class LocalSandbox:
                         stdin=subprocess.DEVNULL,
                         stdout=output,
                         stderr=subprocess.STDOUT,
-                        cwd=target,
+                        cwd=work,
                         env=bot_environment(str(home), self.runtime),
                         start_new_session=True,
                         preexec_fn=self._confine(uid, cgroup),
+                        pass_fds=() if seccomp is None else (seccomp,),
                     )
                 Reaper.watch("pg", proc.pid)
                 try:
@@ -439,18 +496,19 @@ class LocalSandbox:
                 code = f"could not start: {exc}"
             if code != 0:
                 tail = _tail(log)
-                shutil.rmtree(target, ignore_errors=True)
                 raise StartError(
                     f"{bot.path}: the build command {command!r} failed ({code if isinstance(code, str) else f'exit {code}'}):"
                     f" run `{command}` in the folder to see why, and fix the build or `build` in bot.toml"
                     + "".join(f"\n  {line}" for line in tail)
                 )
         finally:
+            if seccomp is not None:
+                os.close(seccomp)
             if cgroup is not None:
                 cgroup.remove()
             shutil.rmtree(log.parent, ignore_errors=True)
-            if uid is not None:
-                _uids_in_use.discard(uid)
+            if home is not None:
+                shutil.rmtree(home, ignore_errors=True)
 
     async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> LocalProcess:
         bot = await trio.to_thread.run_sync(self.prepared, bot)
@@ -458,10 +516,12 @@ class LocalSandbox:
         cgroup = OwnCgroup.create(self.limits.memory_mb, self.limits.processes) if self.cgroups else None
         home = None if self.bwrap is not None else private_dir("home-", uid)
         env = bot_environment(str(home or "/tmp"), self.runtime)
+        seccomp: int | None = None
         try:
             argv = resolve_command(bot, env)
             if self.bwrap is not None:
-                argv = self._bubblewrap(bot, argv)
+                seccomp = self._seccomp_fd() if self.seccomp else None
+                argv = self._bubblewrap(bot, argv, seccomp_fd=seccomp)
             proc = await trio.lowlevel.open_process(
                 argv,
                 stdin=subprocess.PIPE,
@@ -471,6 +531,7 @@ class LocalSandbox:
                 env=env,
                 start_new_session=True,
                 preexec_fn=self._confine(uid, cgroup),
+                pass_fds=() if seccomp is None else (seccomp,),
             )
         except (OSError, StartError) as exc:
             if cgroup is not None:
@@ -482,20 +543,37 @@ class LocalSandbox:
             if isinstance(exc, StartError):
                 raise
             raise StartError(f"{bot.path}: cannot start {bot.manifest.run!r}: {exc}") from None
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
         Reaper.watch("pg", proc.pid)  # its group dies with the arena, even a frozen one
         process = LocalProcess(proc, max_line, self.isolation, cgroup, uid, home, nested=self.bwrap is not None)
         nursery.start_soon(process.pump_stderr)
         return process
 
-    def _bubblewrap(self, bot: Bot, argv: list[str], writable: bool = False) -> list[str]:
+    def _seccomp_fd(self) -> int:
+        """A fresh descriptor of the bots' seccomp filter, for one bubblewrap to read."""
+        fd = os.memfd_create("sixarena-seccomp", os.MFD_CLOEXEC)
+        os.write(fd, self.seccomp)
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+
+    def _bubblewrap(
+        self, bot: Bot, argv: list[str], writable: Path | None = None, seccomp_fd: int | None = None
+    ) -> list[str]:
         """The bot's command inside bubblewrap: no network, its own PID namespace, the
-        system read-only, every capability dropped, a capped /tmp, and of our files only
-        its copy (``writable`` for a build) and the bots' Python runtime."""
+        system read-only, every capability dropped, no user namespace of its own to make
+        (``--disable-userns``), the system calls of ``seccomp.py`` refused, a capped
+        /tmp, and of our files only its copy (for a build, ``writable`` in its place)
+        and the bots' Python runtime."""
         assert self.bwrap is not None
         # No --die-with-parent: it ties bubblewrap to the thread that started it, and Trio
         # starts processes from worker threads that end when idle (the bot was killed
         # ten seconds in). Teardown kills the process group and the cgroup.
-        wrap = [self.bwrap, "--unshare-all", "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev"]
+        wrap = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        if seccomp_fd is not None:
+            wrap += ["--seccomp", str(seccomp_fd)]
+        wrap += ["--proc", "/proc", "--dev", "/dev"]
         wrap += ["--size", str(self.limits.tmp_mb << 20), "--tmpfs", "/tmp"]
         wrap += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
         for name in ("bin", "lib", "lib64", "sbin"):
@@ -506,9 +584,10 @@ class LocalSandbox:
                 wrap += ["--ro-bind", str(top), str(top)]
         visible = {self.runtime.root, *(Path(p) for p in self.runtime.binds), bot.path}
         for path in sorted(visible):
-            if not path.is_relative_to("/usr"):
-                bind = "--bind" if writable and path == bot.path else "--ro-bind"
-                wrap += [bind, str(path), str(path)]
+            if path == bot.path and writable is not None:
+                wrap += ["--bind", str(writable), str(path)]
+            elif not path.is_relative_to("/usr"):
+                wrap += ["--ro-bind", str(path), str(path)]
         wrap += ["--chdir", str(bot.path), "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--"]
         return wrap + argv
 
