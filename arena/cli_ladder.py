@@ -34,9 +34,11 @@ from .cli_common import (
     user_errors,
 )
 from .deals import new_secret
+from .league import deals_of
 from .text import shown
 
 if TYPE_CHECKING:
+    from .ladder import LadderSpec
     from .match import GameResult
     from .store import Store, StoredBot, Tournament
 
@@ -62,6 +64,14 @@ def ladder_run(
         ),
     ] = 0,
     seed: Annotated[int | None, typer.Option(help="The ladder's seed (when it is created).")] = None,
+    reveal_every: Annotated[
+        int,
+        typer.Option(
+            help="Tables an epoch of the deals' secret (when it is created): an epoch's key is published once its"
+            " tables have all been played.",
+            min=1,
+        ),
+    ] = 100,
     concurrency: Annotated[int, typer.Option(help="Tables played at once (on one machine).", min=1)] = 2,
     sandbox_name: Annotated[
         str,
@@ -81,7 +91,7 @@ def ladder_run(
     import trio
 
     from .cli_sandbox import open_sandbox
-    from .ladder import Ladder
+    from .ladder import Ladder, LadderSpec
     from .pipeline import run_pipeline
     from .store import StoreError
     from .tournament import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
@@ -93,9 +103,8 @@ def ladder_run(
         held.callback(store.close)
         tournament = store.get_tournament(name)
         if tournament is None:
-            tournament = create(
-                store, name, game or "nimmt", variant, set_, table_size, deals_per_table, seed, move_time
-            )
+            spec = LadderSpec(table_size, deals_per_table, reveal_every=reveal_every)
+            tournament = create(store, name, game or "nimmt", variant, set_, spec, seed, move_time)
         elif "ladder" not in tournament.config:
             fail(f"{name!r} is a tournament, not a ladder: choose another --name")
         elif game is not None and game != tournament.game:
@@ -144,6 +153,7 @@ def ladder_run(
             markup=False,
             soft_wrap=True,
         )
+        console.print("deals: " + deals_of(tournament)[1], markup=False, soft_wrap=True)
         try:
             trio.run(until_interrupted, main)
         except BaseException:
@@ -159,8 +169,7 @@ def create(
     game: str,
     variant: str | None,
     set_: list[str],
-    table_size: int,
-    deals_per_table: int,
+    spec: LadderSpec,
     seed: int | None,
     move_time: float,
 ) -> Tournament:
@@ -168,12 +177,15 @@ def create(
     import msgspec
 
     from .catalog import get_game
-    from .ladder import LadderSpec, ladder_config
+    from .deals import ladder_commitment
+    from .ladder import ladder_config
     from .match import TimeLimits
     from .tournament import TournamentConfig, variant_of
 
-    settings = msgspec.to_builtins(get_game(game).rules.parse_settings(game_settings(set_, variant, None), table_size))
-    config = TournamentConfig([], table_size, 1, TimeLimits(round(move_time * 1000)))
+    settings = msgspec.to_builtins(
+        get_game(game).rules.parse_settings(game_settings(set_, variant, None), spec.table_size)
+    )
+    config = TournamentConfig([], spec.table_size, 1, TimeLimits(round(move_time * 1000)))
     secret = None if seed is not None else new_secret()
     if seed is not None:
         known_seed(seed)
@@ -184,12 +196,13 @@ def create(
         variant_of(settings),
         settings,
         seed,
-        ladder_config(config, LadderSpec(table_size, deals_per_table)),
+        ladder_config(config, spec),
         secret,
+        None if secret is None else ladder_commitment(secret),
     )
+    deals = f"{spec.deals_per_table} deals" if spec.deals_per_table else "deals to fill about 10 s"
     console.print(
-        f"ladder {name} created: {game}, tables of {table_size},"
-        f" {f'{deals_per_table} deals' if deals_per_table else 'deals to fill about 10 s'} a table, seed {seed}",
+        f"ladder {name} created: {game}, tables of {spec.table_size}, {deals} a table, seed {seed}",
         markup=False,
     )
     return tournament
@@ -224,6 +237,7 @@ def ladder_show(
             fail(f"no ladder {name!r} in {db} (`arena ladder run` makes it)")
         rows = leaderboard(store, tournament.game, tournament.variant, tournament.name)
         print_board(rows, f"Ladder: {name}")
+        console.print("deals: " + deals_of(tournament)[1], markup=False, soft_wrap=True)
         on_board = {r.bot for r in rows}
         active = Submissions(store).active()
         for s in active:

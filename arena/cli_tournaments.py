@@ -43,8 +43,8 @@ from .cli_common import (
     print_table,
     user_errors,
 )
-from .deals import describe, new_secret, public
-from .league import resume_command
+from .deals import describe, new_secret
+from .league import deals_of, resume_command
 from .text import json_shown, shown
 
 if TYPE_CHECKING:
@@ -392,7 +392,7 @@ def tournament_show(
             "created": t.created,
             "finished": t.finished,
             "seed": t.seed,
-            "deals": public(t.seed, t.commitment, t.revealed),
+            "deals": deals_of(t)[0],
             "settings": t.settings,
             "config": t.config,
             "bots": bots,
@@ -414,7 +414,7 @@ def tournament_show(
             f"created {t.created}" + (f", finished {t.finished}" if t.finished else ""),
             f"games: {games}" + (f" of {scheduled[0]} ({games / max(scheduled[0], 1):.0%})" if scheduled else ""),
             f"seed: {t.seed}",
-            "deals: " + describe(t.seed, t.commitment, t.revealed),
+            "deals: " + deals_of(t)[1],
             f"schedule: tables of {t.config.get('table_size')}, {deals} deal{'s' * (deals != 1)} each, every deal"
             " once per seat rotation" + (f"; {scheduled[1]} tables" if scheduled else ""),
             f"time: {limits.get('move_ms', 1000) / 1000:g} s a move, a bank of {limits.get('bank_ms', 10000) / 1000:g} s"

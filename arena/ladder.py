@@ -26,6 +26,7 @@ import msgspec
 import trio
 
 from .bots import Bot
+from .deals import epoch_key
 from .games.base import SettingsError
 from .match import GameSpec
 from .referee import MatchError
@@ -58,6 +59,7 @@ TABLE_SECONDS = 10.0
 """How long a table plays when its deals are not fixed: long enough that starting its
 bots costs little beside its games, short enough that a new bot soon finds a free table."""
 MAX_DEALS = 64
+REVEAL_EVERY = 100
 RATINGS_S = 5.0
 
 
@@ -139,6 +141,9 @@ class LadderSpec(msgspec.Struct, frozen=True):
     ``table_seconds`` at the pace the ladder's tables have been playing."""
     table_seconds: float = TABLE_SECONDS
     max_deals: int = MAX_DEALS
+    reveal_every: int = REVEAL_EVERY
+    """Tables an epoch of its deals' chain (``arena.deals``): an epoch's key is revealed
+    once all its tables have been played."""
 
 
 def spec_of(tournament: Tournament) -> LadderSpec | None:
@@ -208,6 +213,33 @@ class Ladder:
         self.games = self.active = self.waiting = 0
         self.game_s: float | None = None
         """Seconds a game took at the last tables, their bots' start shared among their games."""
+        self.keys: dict[int, str] = {}
+        """The epochs' keys worked out so far (a chain of hashes each)."""
+        self.in_play: set[int] = set()
+        """The tables being played, by match number."""
+
+    def deal_key(self, match_no: int) -> str:
+        """What table ``match_no`` deals from: its epoch's key (``arena.deals``), or the
+        seed an organiser chose."""
+        secret = self.tournament.secret
+        if secret is None:
+            return self.tournament.deal_key
+        epoch = match_no // self.spec.reveal_every
+        if epoch not in self.keys:
+            self.keys = {epoch: epoch_key(secret, epoch)}
+        return self.keys.get(epoch) or epoch_key(secret, epoch)
+
+    def reveal(self, next_match_no: int) -> None:
+        """Publish the key of the last epoch whose tables have all been played (none is
+        in play, and the next table is of a later epoch): it gives away that epoch's
+        deals and the earlier ones', none to come. A table cut short is never played on."""
+        secret = self.tournament.secret
+        if secret is None:
+            return
+        played = min([*self.in_play, next_match_no]) // self.spec.reveal_every
+        if played > self.tournament.revealed_epochs:
+            self.reader.reveal_epochs(self.tournament.id, played, epoch_key(secret, played - 1))
+            self.tournament = msgspec.structs.replace(self.tournament, revealed_epochs=played)
 
     def close(self) -> None:
         self.reader.close()
@@ -278,7 +310,8 @@ class Ladder:
     async def play(self, writer: GameWriter, match_no: int, seated: list[StoredBot]) -> None:
         """One table: a duplicate group per deal, each game stored as it ends."""
         deals = deals_for(self.spec, len(seated), self.game_s)
-        match = table_match(match_no, len(seated), self.tournament.deal_key, deals)
+        key = await trio.to_thread.run_sync(self.deal_key, match_no)  # a chain of hashes: off the loop
+        match = table_match(match_no, len(seated), key, deals)
         loaded = [self.loaded[b.id] for b in seated]
         began = trio.current_time()
         try:
@@ -299,13 +332,16 @@ class Ladder:
         writer = GameWriter(self.store)
         slots = trio.CapacityLimiter(max(1, self.player.at_once))
         match_no = await self._read(self.next_match_no)
+        await self._read(self.reveal, match_no)  # what a run before this one played
 
         async def one(number: int, seated: list[StoredBot]) -> None:
             try:
                 await self.play(writer, number, seated)
             finally:
+                self.in_play.discard(number)
                 slots.release_on_behalf_of(number)
                 slots.total_tokens = max(1, self.player.at_once)  # on a cluster, workers come and go
+            await self._read(self.reveal, match_no)  # its epoch may be all played now
 
         async with trio.open_nursery() as outer:
             outer.start_soon(writer.run)
@@ -315,6 +351,7 @@ class Ladder:
                     while True:
                         await slots.acquire_on_behalf_of(match_no)
                         seated = await self.table(match_no, poll_s)
+                        self.in_play.add(match_no)
                         tables.start_soon(one, match_no, seated)
                         match_no += 1
             finally:

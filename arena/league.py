@@ -54,3 +54,16 @@ def resume_command(tournament: Tournament, db: object) -> str:
         return f"arena ladder run --name {tournament.name} --db {db}"
     command = "arena gauntlet" if "gauntlet" in tournament.config else "arena tournament run"
     return f"{command} --resume --name {tournament.name} --db {db}"
+
+
+def deals_of(tournament: Tournament) -> tuple[dict[str, object], str]:
+    """What anyone may know of the tournament's deals, as data and in words
+    (``deals.public``, ``deals.describe``): a ladder's by the epochs of its chain."""
+    from .deals import describe, public
+
+    ladder = tournament.config.get("ladder")
+    epochs = None
+    if isinstance(ladder, dict) and tournament.secret is not None:
+        epochs = (int(ladder.get("reveal_every", 100)), tournament.revealed_epochs, tournament.revealed_key)
+    args = (tournament.seed, tournament.commitment, tournament.revealed, epochs)
+    return public(*args), describe(*args)

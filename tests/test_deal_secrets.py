@@ -189,3 +189,17 @@ def test_an_organisers_seed_is_known_and_says_so(tmp_path: Path) -> None:
     assert "known" in arena("tournament", "show", name, "--db", str(db)).stdout
     seeds = {seed for _, _, seed, _ in stored_deals(db, name)}
     assert predicted("", 1, 2, seeds) == seeds, "a guessed seed derives every deal"
+
+
+def test_a_ladders_chain_gives_earlier_epochs_and_never_a_later_one() -> None:
+    from arena.deals import LADDER_EPOCHS, epoch_key, hashed, ladder_commitment
+
+    secret = "ab" * 32
+    top = ladder_commitment(secret)
+    keys = [epoch_key(secret, e) for e in range(4)]
+    assert len(set(keys)) == 4 and secret not in keys
+    snippet = recipe()
+    for e, key in enumerate(keys):
+        assert hashed(key, e + 1) == top, "a revealed key checks against the commitment"
+        assert snippet["ladder_keys"](key, e, top) == keys[: e + 1], "and gives every earlier epoch's"
+    assert epoch_key(secret, LADDER_EPOCHS - 1) == hashed(secret, 1)

@@ -4,6 +4,7 @@ one on a real Dask cluster."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -13,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,7 +42,7 @@ from arena.store.submissions import Submissions
 from arena.tournament import TournamentConfig
 from leaderboard.board import Row
 
-from .conftest import MakeBot, one_clean_line
+from .conftest import MakeBot, one_clean_line, serving
 from .test_cluster import Workers, scheduler, workers  # noqa: F401 (fixtures)
 from .test_pipeline import base, sample  # noqa: F401 (a fixture)
 
@@ -152,7 +154,13 @@ def test_a_table_lasts_about_its_seconds_at_the_pace_measured() -> None:
 
 def test_the_ladder_config_is_a_tournaments_with_its_own_part() -> None:
     config = ladder_config(TournamentConfig([], 4, 1, TimeLimits(500)), LadderSpec(4))
-    assert config["ladder"] == {"table_size": 4, "deals_per_table": 0, "table_seconds": 10.0, "max_deals": 64}
+    assert config["ladder"] == {
+        "table_size": 4,
+        "deals_per_table": 0,
+        "table_seconds": 10.0,
+        "max_deals": 64,
+        "reveal_every": 100,
+    }
     assert config["limits"]["move_ms"] == 500 and config["bots"] == []
     assert status_line(1, 2, 0) == "ladder: 1 game · 2 bots active · 0 submissions waiting"
     assert WIDE > 0
@@ -174,10 +182,10 @@ def activate(db: Path, folder: Path) -> StoredBot:
         return bot
 
 
-def start(db: Path, *args: str) -> subprocess.Popen[str]:
+def start(db: Path, *args: str, seed: bool = True) -> subprocess.Popen[str]:
     log = open(db.with_suffix(f".{time.monotonic_ns()}.log"), "w")  # noqa: SIM115 (the process holds it)
     proc = subprocess.Popen(
-        [ARENA, "ladder", "run", "--db", str(db), "--seed", "5", "--concurrency", "2", *args],
+        [ARENA, "ladder", "run", "--db", str(db), *(["--seed", "5"] if seed else []), "--concurrency", "2", *args],
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
@@ -289,6 +297,46 @@ def test_the_ladder_plays_duplicate_groups_and_stores_them_as_a_tournament(
         timeout=120,
     )
     one_clean_line(resumed, "is a ladder: arena ladder run --name ladder")
+
+
+def test_a_ladder_deals_from_a_chain_revealed_an_epoch_at_a_time(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    """Without --seed: each epoch of 2 tables deals from its key of the chain; once its
+    tables are played the key is published, and the documented recipe recomputes those
+    deals from it, while no published key gives a deal of a later epoch."""
+    from .test_deal_secrets import recipe
+
+    db = base / "arena.db"
+    for name in ("ann", "bea"):
+        activate(db, sample(base, name))
+    args = ("--sandbox", "local", "--table-size", "2", "--deals-per-table", "1", "--reveal-every", "2")
+    ladder = start(db, *args, seed=False)
+    ladders.append(ladder)
+    wait_for("three epochs' tables", lambda: len(whole_matches(db, 2)) >= 6, ladder)
+    assert stop(ladder) == 130
+    with Store(db, read_only=True) as store:
+        t = store.get_tournament("ladder")
+        assert t is not None and t.secret is not None and t.commitment is not None
+        revealed, key = t.revealed_epochs, t.revealed_key
+    assert revealed >= 2 and key is not None
+    shown = subprocess.run([ARENA, "ladder", "show", "--db", str(db)], capture_output=True, text=True, timeout=120)
+    assert f"the last by the key {key}" in shown.stdout and t.secret not in shown.stdout + said(ladder)
+    keys = recipe()["ladder_keys"](key, revealed - 1, t.commitment)
+    game_seed = recipe()["game_seed"]
+    later = 0
+    for _, match_no, _, deal, seed, _ in games(db):
+        epoch = match_no // 2
+        if epoch < revealed:
+            assert game_seed(keys[epoch], match_no, deal) == seed
+        else:
+            later += 1
+            assert all(game_seed(k, match_no, deal) != seed for k in keys), "a later epoch's deal given away"
+    with serving(db) as site:
+        page = json.loads(urllib.request.urlopen(f"{site}/api/ladder", timeout=10).read())
+    assert page["deals"]["epochs_revealed"] == revealed and page["deals"]["last_revealed_key"] == key
+    assert t.secret not in json.dumps(page)
 
 
 def test_a_new_version_is_seated_within_a_minute_and_the_retired_one_no_more(

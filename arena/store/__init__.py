@@ -218,14 +218,20 @@ MIGRATIONS.append(
 )
 MIGRATIONS.append(
     # 9: deals from a secret (arena/deals.py): the secret a tournament's deals derive from
-    # (NULL: from its seed, chosen by the organiser and so known) and its commitment.
+    # (NULL: from its seed, chosen by the organiser and so known), its commitment, and for
+    # a ladder the epochs of its chain revealed so far with the key of the last one.
     """
     ALTER TABLE tournaments ADD COLUMN secret TEXT;
     ALTER TABLE tournaments ADD COLUMN commitment TEXT;
+    ALTER TABLE tournaments ADD COLUMN revealed_epochs INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE tournaments ADD COLUMN revealed_key TEXT;
     """
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-TOURNAMENT_COLUMNS = "id, name, game, variant, settings, seed, config, status, created, finished, secret, commitment"
+TOURNAMENT_COLUMNS = (
+    "id, name, game, variant, settings, seed, config, status, created, finished, secret, commitment,"
+    " revealed_epochs, revealed_key"
+)
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
 
 
@@ -404,7 +410,10 @@ class Tournament(msgspec.Struct, frozen=True):
     """What its deals derive from (``arena.deals``): never shown until it has finished
     (``revealed``); None when the organiser chose the seed, and the deals are known."""
     commitment: str | None = None
-    """The secret's SHA-256, published from the start."""
+    """The secret's SHA-256 (a ladder's: of its chain's first key), published from the start."""
+    revealed_epochs: int = 0
+    revealed_key: str | None = None
+    """A ladder's epochs whose tables have all been played, and the last one's key."""
 
     @property
     def deal_key(self) -> str:
@@ -898,11 +907,13 @@ class Store:
         seed: int,
         config: dict[str, Any],
         secret: str | None = None,
+        committed: str | None = None,
     ) -> Tournament:
         """A new tournament, running. Its ``variant`` (and its games') is stored as its board,
         ``board_variant(game, settings)``, whatever variant name is passed: the settings
         decide which leaderboard its games join. ``secret``: what its deals derive from
-        (``arena.deals``; None: from ``seed``, known to whoever chose it)."""
+        (``arena.deals``; None: from ``seed``, known to whoever chose it), ``committed``
+        what is published of it (by default its ``commitment``)."""
         exists = StoreError(f"a tournament named {name!r} exists: --resume finishes it, or choose another --name")
         if self.get_tournament(name) is not None:
             raise exists
@@ -922,7 +933,7 @@ class Store:
                         json.dumps(config),
                         now(),
                         secret,
-                        None if secret is None else commitment(secret),
+                        committed if committed is not None or secret is None else commitment(secret),
                     ),
                 )
         except sqlite3.IntegrityError:  # another arena created it a moment ago
@@ -939,6 +950,14 @@ class Store:
         if row is None:
             return None
         return Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], json.loads(row[6]), *row[7:])
+
+    def reveal_epochs(self, tournament_id: int, epochs: int, key: str) -> None:
+        """A ladder's first ``epochs`` epochs have been played: publish the last one's key."""
+        with self.transaction():
+            self.db.execute(
+                "UPDATE tournaments SET revealed_epochs = ?, revealed_key = ? WHERE id = ? AND revealed_epochs < ?",
+                (epochs, key, tournament_id, epochs),
+            )
 
     def tournament_names(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY id")]

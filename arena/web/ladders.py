@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+from ..league import deals_of
 from ..store import Store, Tournament
 from ..store.submissions import RETIRED, WAITING, Submission, Submissions
 from .data import Unavailable, WebError
@@ -125,6 +126,7 @@ class Ladders:
                 "name": t.name,
                 **kind(t.game, t.variant),
                 "ladder": t.config["ladder"],
+                "deals": deals_of(t)[0],
                 "ladders": [x.name for x in ladders],
                 "status": t.status,
                 "created": t.created,

@@ -18,7 +18,7 @@ import msgspec
 
 from .. import catalog
 from .. import replay as replay_files
-from ..deals import public
+from ..league import deals_of
 from ..store import GameFilter, Store, StoreError, Tournament, board_label, board_settings, board_variant
 from .caveats import board_caveats
 from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
@@ -413,7 +413,7 @@ class Site:
             return {
                 **self._tournament_summary(t, done, self._health(t, store.lease_holders(), recent)),
                 "seed": t.seed,
-                "deals": public(t.seed, t.commitment, t.revealed),
+                "deals": deals_of(t)[0],
                 "settings": t.settings,
                 "config": t.config,
                 "last_game_started": recent[0].started if recent else None,
