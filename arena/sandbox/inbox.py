@@ -232,11 +232,10 @@ class Inbox(Budgets):
     async def receive(self) -> Received:
         """The next line of any bot, in the order read."""
         while not self._ready:
-            release = self._next_release()
-            if release == math.inf:
+            if not self._held:
                 await trio.lowlevel.wait_readable(self._epoll.fileno())
             else:
-                with trio.move_on_at(release):
+                with trio.move_on_at(self._next_release()):
                     await trio.lowlevel.wait_readable(self._epoll.fileno())
             self.wakeups += 1
             self._read_ready()
@@ -276,7 +275,7 @@ class Inbox(Budgets):
 
     def _read_ready(self) -> None:
         now = trio.current_time()
-        for key in self._released(now):
+        for key in self._released(now) if self._held else ():
             fd = self._fds[key]
             if fd in self._muted and self._bots.get(fd, (None,))[0] == key:
                 self._muted.discard(fd)
