@@ -39,22 +39,25 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def one_game(sandbox: Sandbox, bots: list[Bot], rounds: int, seed: int) -> tuple[float, float, int, int]:
+async def one_game(
+    sandbox: Sandbox, bots: list[Bot], rounds: int, seed: int
+) -> tuple[float, float, int, int, list[float]]:
     """The referee's CPU seconds and wall seconds for one game, the reads of seat 0's
-    output, and how many answers seat 0 gave in time."""
+    output, how many answers seat 0 gave in time, and the other seats' answer times (ms)."""
     spec = MatchSpec("nimmt", {"rounds": rounds}, bots, [GameSpec(seed, [0, 1, 2, 3])], TimeLimits(2000, 0, 20_000))
     inbox = Inbox()
     cpu, wall = cpu_seconds(), time.perf_counter()
     result = await play_match(spec, sandbox, inbox=inbox)
     cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
-    answers = sum(
-        1
-        for line in result.games[0].replay
-        if isinstance(line, DecisionLine)
-        for seat, defaulted in zip(line.seats, line.defaulted, strict=True)
-        if seat == 0 and not defaulted
-    )
-    return cpu, wall, inbox.reads[0], answers
+    answers, others = 0, []
+    for line in result.games[0].replay:
+        if isinstance(line, DecisionLine):
+            for seat, wall_ms, defaulted in zip(line.seats, line.wall_ms, line.defaulted, strict=True):
+                if seat != 0:
+                    others.append(wall_ms)
+                elif not defaulted:
+                    answers += 1
+    return cpu, wall, inbox.reads[0], answers, others
 
 
 async def main(games: int, rounds: int, sandboxes: list[str]) -> None:
@@ -72,9 +75,11 @@ async def main(games: int, rounds: int, sandboxes: list[str]) -> None:
             wall = statistics.median(r[1] for r in runs)
             answers = sum(r[3] for r in runs)
             per_answer = sum(r[2] for r in runs) / max(answers, 1)
+            others = statistics.median(ms for r in runs for ms in r[4])
             print(
                 f"{name:6} {table:8}: referee CPU {cpu:.2f} s per game (median; wall {wall:.1f} s), "
-                f"seat 0: {per_answer:.0f} reads per answer, {answers} answers in time"
+                f"seat 0: {per_answer:.0f} reads per answer, {answers} answers in time; "
+                f"the other seats' answers: median {others:.2f} ms"
             )
 
 
