@@ -10,7 +10,7 @@ its next request (unread, at C speed); after ``LINE_BUDGET`` lines since then it
 longer read until that request (``Flooded``), so a flood costs the referee a fixed
 amount of work per request however many lines it holds; and after ``DRIP_READS`` reads
 since then that ended no line, it is read at most once every ``DRIP_PAUSE`` (it is
-*held*), so a line dribbled a byte at a time costs a few hundred reads a second at most,
+*held*), so a line dribbled a byte at a time costs a hundred reads a second at most,
 not one per byte. Only the dribbler's own line is read late (by at most the pause):
 the other bots are read as before, in the same wake-ups.
 """
@@ -92,8 +92,9 @@ class LineInbox(Protocol):
 
 class Budgets:
     """What every inbox does with a bot's lines once read: stamp them, count them
-    against the bot's budget, and cut it off after a flood. The two inboxes differ only
-    in how bytes reach a bot's ``LineBuffer``: epoll over pipes, or pushed in memory."""
+    against the bot's budget, cut it off after a flood, and hold it while it dribbles.
+    The two inboxes differ only in how bytes reach a bot's ``LineBuffer`` (epoll over
+    pipes, or pushed in memory) and in how a held bot is left unread."""
 
     def __init__(self) -> None:
         self._budget: dict[int, int] = {}
