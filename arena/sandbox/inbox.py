@@ -258,10 +258,10 @@ class Inbox(Budgets):
         if not muted and all(ready != fd for ready, _ in self._epoll.poll(0)):
             return Dropped(count, last) if count else NOTHING  # the usual case: one cheap system call
         for _ in range(ARM_READS):
-            self.reads[key] += 1
             data = _read(fd)
             if data is None:
                 break
+            self.reads[key] += 1
             if not data:
                 self._end(fd, trio.current_time())
                 break
