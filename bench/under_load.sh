@@ -12,7 +12,7 @@ failed=0
 for i in $(seq 1 "$runs"); do
   out=$(.venv/bin/python -m pytest -q -p no:cacheprovider \
     tests/test_referee.py tests/test_memory_sandbox.py tests/test_session.py tests/test_hostile_lines.py \
-    tests/test_sandbox.py tests/test_match_lifecycle.py \
+    tests/test_sandbox.py tests/test_match_lifecycle.py tests/test_dribbling.py \
     "tests/test_docker.py::test_fair_time_stops_a_container_while_others_think" \
     "tests/test_docker.py::test_ctrl_c_removes_every_container" \
     "tests/test_botcheck.py::test_slow_bot" "tests/test_cli.py::test_ctrl_c_stops_every_bot" 2>&1)

@@ -72,6 +72,7 @@ async def dribble_beside_an_honest_bot(inbox: MemoryInbox | Inbox, dribbler: Any
         assert 1.0 <= second.at - start <= 1.0 + DRIP_PAUSE + 1e-9, "the dribbler's own line, at most a pause late"
         assert inbox.reads[0] <= most_reads(1.0) < 1000 / 7, inbox.reads
         assert inbox.reads[1] == 1
+        assert inbox.wakeups <= 2 * most_reads(1.0), "each wake-up a read or the end of a pause"
 
         inbox.arm(0)  # its next request: a fresh allowance of reads, made at once
         nursery.start_soon(dribble, dribbler.write, b"y" * 10 + b"\n", 0.001)

@@ -20,8 +20,9 @@ DRIP_READS = 32
 per line read here): enough for a line at the cap written in 2 KiB pieces."""
 DRIP_PAUSE = 0.01
 """Past ``DRIP_READS``, the pause before the next read of a bot's output (seconds): a
-dribble then costs the referee a read and a timer per pause (some 70 us, against 15 us
-for every byte unbounded), whatever its bytes, and its line is read at most this late."""
+dribble then costs the referee a read and a timer per pause (about 100 us, against
+15 us for every byte unbounded), whatever its bytes, and its line is read at most this
+late."""
 
 
 class LineTooLong(Exception):

@@ -10,7 +10,7 @@ its next request (unread, at C speed); after ``LINE_BUDGET`` lines since then it
 longer read until that request (``Flooded``), so a flood costs the referee a fixed
 amount of work per request however many lines it holds; and after ``DRIP_READS`` reads
 since then that ended no line, it is read at most once every ``DRIP_PAUSE`` (it is
-*held*), so a line dribbled a byte at a time costs a few hundred reads a second at most,
+*held*), so a line dribbled a byte at a time costs a hundred reads a second at most,
 not one per byte. Only the dribbler's own line is read late (by at most the pause):
 the other bots are read as before, in the same wake-ups.
 """
@@ -92,8 +92,9 @@ class LineInbox(Protocol):
 
 class Budgets:
     """What every inbox does with a bot's lines once read: stamp them, count them
-    against the bot's budget, and cut it off after a flood. The two inboxes differ only
-    in how bytes reach a bot's ``LineBuffer``: epoll over pipes, or pushed in memory."""
+    against the bot's budget, cut it off after a flood, and hold it while it dribbles.
+    The two inboxes differ only in how bytes reach a bot's ``LineBuffer`` (epoll over
+    pipes, or pushed in memory) and in how a held bot is left unread."""
 
     def __init__(self) -> None:
         self._budget: dict[int, int] = {}
@@ -232,11 +233,10 @@ class Inbox(Budgets):
     async def receive(self) -> Received:
         """The next line of any bot, in the order read."""
         while not self._ready:
-            release = self._next_release()
-            if release == math.inf:
+            if not self._held:
                 await trio.lowlevel.wait_readable(self._epoll.fileno())
             else:
-                with trio.move_on_at(release):
+                with trio.move_on_at(self._next_release()):
                     await trio.lowlevel.wait_readable(self._epoll.fileno())
             self.wakeups += 1
             self._read_ready()
@@ -258,10 +258,10 @@ class Inbox(Budgets):
         if not muted and all(ready != fd for ready, _ in self._epoll.poll(0)):
             return Dropped(count, last) if count else NOTHING  # the usual case: one cheap system call
         for _ in range(ARM_READS):
-            self.reads[key] += 1
             data = _read(fd)
             if data is None:
                 break
+            self.reads[key] += 1
             if not data:
                 self._end(fd, trio.current_time())
                 break
@@ -276,7 +276,7 @@ class Inbox(Budgets):
 
     def _read_ready(self) -> None:
         now = trio.current_time()
-        for key in self._released(now):
+        for key in self._released(now) if self._held else ():
             fd = self._fds[key]
             if fd in self._muted and self._bots.get(fd, (None,))[0] == key:
                 self._muted.discard(fd)
