@@ -46,6 +46,9 @@ from .store.submissions import BUILDING, CHECKING, KEEP_ARCHIVES_S, REJECTED, Su
 POLL_S = 1.0
 BUILDS = 2
 """Submissions built and checked at once (each of another author)."""
+CHECK_SECONDS = 300
+"""The longest the conformance battery of one submission may take (the build has its
+sandbox's cap): past it the submission is rejected and its slot freed."""
 FAIR_WINDOW_S = 3600.0
 """Build time counts against its author for this long (``BuildTime``)."""
 SWEEP_S = 60.0
@@ -281,7 +284,13 @@ class Pipeline:
             await self._db(self.submissions.set_state, s.id, CHECKING)
             self.progress(f"submission {s.id}: checking {s.ref}")
             checker = Checker(loaded, self.sandbox, self.move_ms, self.startup_ms, progress=build.append)
-            checks = await checker.run()
+            try:
+                with trio.fail_after(CHECK_SECONDS):
+                    checks = await checker.run()
+            except trio.TooSlowError:
+                raise BotError(
+                    f"the checks took more than {CHECK_SECONDS} s, the cap: answer well within the time limits"
+                ) from None
         except Exception as exc:  # whatever the bot's folder, build or run did: its own failure
             line, rest = failure(str(exc).strip() or type(exc).__name__, paths, s.ref)
             build.extend(rest)

@@ -530,3 +530,19 @@ def test_the_pipeline_sweeps_archives_as_it_runs(base: Path) -> None:
 
     trio.run(main)
     assert lines == ["deleted the archives of 1 rejected or retired submissions"]
+
+
+def test_checks_that_take_too_long_are_stopped_at_the_cap(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that answers every request just within its time holds a build slot for the
+    whole battery: the battery has a cap of its own."""
+    monkeypatch.setattr(pipeline, "CHECK_SECONDS", 3)
+    folder = sample(base, "dawdler")
+    code = (folder / "bot.py").read_text()
+    (folder / "bot.py").write_text(
+        code.replace("        rng = ", "        __import__('time').sleep(0.8)\n        rng = ")
+    )
+    s = submitted(db := base / "arena.db", "mallory", folder)
+    started = time.monotonic()
+    (done,) = process(db, base, s.id)
+    assert done.state == REJECTED and "the checks took more than 3 s" in done.report["error"], done.report
+    assert time.monotonic() - started < 60

@@ -4,8 +4,9 @@ submission on its way through the pipeline, and the browser sessions of signed-i
 Kept in the arena's database (migration 8) beside the bots and games. A token and a
 session cookie are random (256 bits) and stored only as their SHA-256: whoever reads the
 database cannot sign in. A submission holds its folder packed (``bundle.pack``'s tar,
-the same bytes for the same content), so the pipeline unpacks it with the checks a
-cluster worker applies to a bundle.
+the same bytes for the same content, gzipped; written and read in chunks), so the
+pipeline unpacks it with the checks a cluster worker applies to a bundle; a rejected or
+retired one's goes after ``KEEP_ARCHIVES_S`` (``sweep``).
 
 A submission's state::
 
