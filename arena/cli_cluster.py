@@ -139,7 +139,11 @@ def scheduler(
         command += ["--protocol", "tls"]
     scheme = "tls" if tls else "tcp"
     address = f"{scheme}://{_bracketed(host)}:{port}"
-    console.print(f"scheduler at {address}; join it with: arena worker {address}", markup=False, soft_wrap=True)
+    from .cluster_ports import is_loopback
+
+    join = f"arena worker {address}" + ("" if is_loopback(host) else " --host THE_WORKERS_ADDRESS")
+    join += " --tls-ca-file ... --tls-cert ... --tls-key ..." if tls else ""
+    console.print(f"scheduler at {address}; join it with: {join}", markup=False, soft_wrap=True)
     if dashboard:
         console.print("dashboard at http://127.0.0.1:8787 (this machine only)", markup=False)
     sys.stdout.flush()

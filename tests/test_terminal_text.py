@@ -217,3 +217,20 @@ def test_the_consoles_net_escapes_a_bots_bytes_and_keeps_the_arenas_styles() -> 
     assert "\x1b]" not in written and "\x1b[2J" not in written and "\x9b" not in written and "\u202e" not in written
     assert written.count("\\x1b]52;c;SGFja2Vk") == 3 and written.count("[bold red]markup[/]") == 3
     assert "\x1b[1;31merror:" in written, "the arena's own style is still drawn"
+
+
+def test_the_servers_log_lines_are_shown_not_obeyed() -> None:
+    """`arena serve` logs through ``ShownFormatter``: a request path or an exception's
+    message that quotes a client or a bot is escaped, its traceback too."""
+    import logging
+
+    from arena.text import ShownFormatter
+
+    try:
+        raise ValueError(EVIL)
+    except ValueError as exc:
+        record = logging.LogRecord("arena.web", logging.ERROR, __file__, 1, "error answering %s", (EVIL,), None)
+        record.exc_info = (type(exc), exc, exc.__traceback__)
+    line = ShownFormatter("%(levelname)s %(message)s").format(record)
+    assert UNSAFE.search(line) is None and line.count("\\x1b]52;c;SGFja2Vk\\x07") == 2
+    assert line.startswith("ERROR error answering") and "\nTraceback" in line, "its lines are kept"
