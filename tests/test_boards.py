@@ -314,6 +314,8 @@ def test_a_database_of_schema_3_is_split_into_boards(warned_db: Path, tmp_path: 
         db.execute("ALTER TABLE tournaments DROP COLUMN workers")  # schema 6's
         for table in ("sessions", "submissions", "bot_owners", "authors"):  # schema 8's
             db.execute(f"DROP TABLE {table}")
+        for column in ("secret", "commitment", "revealed_epochs", "revealed_key"):  # schema 9's
+            db.execute(f"ALTER TABLE tournaments DROP COLUMN {column}")
         db.execute("PRAGMA user_version = 3")
         assert db.execute("SELECT DISTINCT variant FROM games").fetchall() == [("standard",)]
 

@@ -32,24 +32,9 @@ from arena.store import Store
 from protocol.nimmt import Deal
 
 from .conftest import ROOT, SAMPLES, MakeBot, serving
+from .test_docker_attacks import PATIENT  # a bot 50 ms a move: the tournament runs long enough to look at
 
 ARENA = str(Path(sys.executable).parent / "arena")
-
-PATIENT = """
-import time
-from protocol.bot import Bot, run
-
-
-class Patient(Bot):
-    name, version = "patient", "1"
-
-    def decide(self, kind, view, legal):
-        time.sleep(0.03)
-        return legal[0]
-
-
-run(Patient())
-"""
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:

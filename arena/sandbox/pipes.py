@@ -86,10 +86,28 @@ class PipedBot:
             raise BotGone(await self.gone_reason()) from None
 
     def take_stderr(self) -> str:
+        self._gather_stderr()
         return self.stderr.take()
 
     def stderr_tail(self, limit: int = 2000) -> str:
+        self._gather_stderr()
         return self.stderr.tail(limit)
+
+    def _gather_stderr(self) -> None:
+        """Read what the bot wrote to stderr since the pump's last read (it reads at most
+        once per ``DRIP_PAUSE``), so that a game's log or a fault's evidence is current
+        when taken: a few reads, that wait for nothing."""
+        if self._stderr_ended.is_set():
+            return
+        for _ in range(4):
+            try:
+                data = os.read(self._stderr.fileno(), 65536)
+            except OSError:  # nothing more now (or the pipe is closed)
+                return
+            if not data:
+                return
+            self.stderr.write(data)
+            self.stderr_reads += 1
 
     async def gone_reason(self) -> str:
         raise NotImplementedError
