@@ -535,6 +535,21 @@ def test_a_build_cannot_make_the_arena_follow_a_link(
         untouched()
 
 
+def test_a_copy_removed_by_hand_is_made_again(make_bot: MakeBot) -> None:
+    """The ready marker lives beside the copy: a copy removed without it is not taken
+    for ready."""
+    folder = make_bot("again", "print()", manifest=build_bot_manifest("again", "echo built > out"))
+    sandbox = LocalSandbox()
+    target = sandbox.prepared(load_bot(folder)).path
+    try:
+        shutil.rmtree(target)
+        assert not is_ready(target)
+        assert (sandbox.prepared(load_bot(folder)).path / "out").read_text() == "built\n"
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+        ready_marker(target).unlink(missing_ok=True)
+
+
 # --- namespaces and system calls (issue 23, item 10) -------------------------------------
 
 SYSCALLS_PROBE = r"""
