@@ -491,6 +491,7 @@ def build_bot_manifest(name: str, build: str) -> str:
         ("mv bot.py code.py; ln -s /tmp sub", "a link to the absolute path"),
         ("mkfifo pipe", "a named pipe (FIFO) cannot be part of a bot folder"),
         ("head -c 3000000 /dev/zero > big", "MiB, the cap on a bot folder"),
+        ("for i in $(seq 1500); do mkdir d && cd d || exit 1; done", "nested more than 32 folders deep"),
     ],
 )
 def test_a_build_cannot_make_the_arena_follow_a_link(
