@@ -26,6 +26,7 @@ import hashlib
 import os
 import shutil
 import stat
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
@@ -592,18 +593,24 @@ def _change(handle: int, mode_of: Callable[[os.stat_result], int], owner: tuple[
 def remove_tree(path: Path) -> None:
     """Remove a copy made by us (partial, sealed read-only, or a build's folder), following
     nothing: its folders are opened to us first (``set_modes``), then ``shutil.rmtree``
-    removes it through descriptors."""
+    removes it through descriptors (``rm -rf``, which follows no link either, where it is
+    too deep for Python's recursion)."""
     if not os.path.lexists(path):
         return
     if os.path.islink(path) or not os.path.isdir(path):
         os.unlink(path)
         return
-    if os.geteuid() != 0:  # root removes whatever the modes say
-        try:
-            set_modes(path, lambda info: 0o700 if stat.S_ISDIR(info.st_mode) else stat.S_IMODE(info.st_mode))
-        except OSError:
-            pass
-    shutil.rmtree(path, ignore_errors=True)
+    try:
+        if os.geteuid() != 0:  # root removes whatever the modes say
+            try:
+                set_modes(path, lambda info: 0o700 if stat.S_ISDIR(info.st_mode) else stat.S_IMODE(info.st_mode))
+            except OSError:
+                pass
+        shutil.rmtree(path, ignore_errors=True)
+    except RecursionError:  # deeper than Python's stack (a build can nest folders without end): coreutils
+        if os.geteuid() != 0:
+            subprocess.run(["chmod", "-R", "u+rwx", "--", str(path)], capture_output=True, check=False)
+        subprocess.run(["rm", "-rf", "--", str(path)], capture_output=True, check=False)
 
 
 def read_only_mode(info: os.stat_result) -> int:

@@ -491,6 +491,7 @@ def build_bot_manifest(name: str, build: str) -> str:
         ("mv bot.py code.py; ln -s /tmp sub", "a link to the absolute path"),
         ("mkfifo pipe", "a named pipe (FIFO) cannot be part of a bot folder"),
         ("head -c 3000000 /dev/zero > big", "MiB, the cap on a bot folder"),
+        ("for i in $(seq 1500); do mkdir d && cd d || exit 1; done", "nested more than 32 folders deep"),
     ],
 )
 def test_a_build_cannot_make_the_arena_follow_a_link(
@@ -533,6 +534,21 @@ def test_a_build_cannot_make_the_arena_follow_a_link(
         shutil.rmtree(target, ignore_errors=True)
         ready_marker(target).unlink(missing_ok=True)
         untouched()
+
+
+def test_a_copy_removed_by_hand_is_made_again(make_bot: MakeBot) -> None:
+    """The ready marker lives beside the copy: a copy removed without it is not taken
+    for ready."""
+    folder = make_bot("again", "print()", manifest=build_bot_manifest("again", "echo built > out"))
+    sandbox = LocalSandbox()
+    target = sandbox.prepared(load_bot(folder)).path
+    try:
+        shutil.rmtree(target)
+        assert not is_ready(target)
+        assert (sandbox.prepared(load_bot(folder)).path / "out").read_text() == "built\n"
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+        ready_marker(target).unlink(missing_ok=True)
 
 
 # --- namespaces and system calls (issue 23, item 10) -------------------------------------

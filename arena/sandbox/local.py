@@ -46,6 +46,8 @@ READY_SUFFIX = ".ready"
 """A prepared copy ``NAME-HASH`` is ready once ``NAME-HASH.ready`` exists beside it, in
 the arena's own folder: never inside the copy, where a build writes (a build that made
 the marker a link to a file of the machine had the arena, as root, write through it)."""
+USERNS_FLAGS = ("--unshare-all", "--unshare-user", "--disable-userns")
+"""Every namespace of its own, the user namespace included, in which it may make no other."""
 UID_RANGE = (0x60000000, 0x6FFFFFFF)
 """Where each bot's own user comes from when the arena is root: far above any account
 of the machine, so no host process shares it (nobody would)."""
@@ -244,14 +246,15 @@ class LocalProcess(PipedBot):
 
 
 def working_bubblewrap() -> str | None:
-    """The path of ``bwrap`` if it is installed and can make its namespaces here."""
+    """The path of ``bwrap`` if it is installed and can make its namespaces here, the
+    user namespace without nested ones included (``--disable-userns``: bubblewrap 0.8)."""
     path = shutil.which("bwrap")
     if path is None:
         return None
     for _ in range(3):  # a busy machine tearing down namespaces may fail one probe
         try:
             probe = subprocess.run(
-                [path, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=10
+                [path, *USERNS_FLAGS, "--ro-bind", "/", "/", "true"], capture_output=True, timeout=10
             )
         except (OSError, subprocess.TimeoutExpired):  # a bwrap on the PATH that cannot run
             return None
@@ -295,12 +298,14 @@ def ready_marker(target: Path) -> Path:
 
 
 def is_ready(target: Path) -> bool:
-    """Whether ``target`` is a sealed prepared copy: its marker is a plain file of ours."""
+    """Whether ``target`` is a sealed prepared copy: its marker is a plain file of ours,
+    and the copy a folder of ours (a copy removed by hand is made again)."""
     try:
-        info = os.lstat(ready_marker(target))
+        marker, copy = os.lstat(ready_marker(target)), os.lstat(target)
     except OSError:
         return False
-    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
+    ours = marker.st_uid == copy.st_uid == os.geteuid()
+    return ours and stat.S_ISREG(marker.st_mode) and stat.S_ISDIR(copy.st_mode)
 
 
 def _write_marker(target: Path, text: str) -> None:
@@ -351,7 +356,7 @@ class LocalSandbox:
         self.bwrap = None if self.unsafe else working_bubblewrap()
         if self.bwrap is None and not self.unsafe:
             raise StartError(
-                "bubblewrap is not installed or cannot make namespaces here (apt-get install bubblewrap);"
+                "bubblewrap is not installed (0.8 or later) or cannot make namespaces here (apt-get install bubblewrap);"
                 f" --sandbox unsafe-local runs bots anyway, without protection: {UNSAFE_WARNING}"
             )
         self.as_root = os.geteuid() == 0
@@ -414,16 +419,16 @@ class LocalSandbox:
                         progress(f"building {bot.name}: {command}")
                     self._build(bot, command, digest, target)
                 else:
-                    self._copy(bot, bot.path, digest, target)
+                    self._copy(bot, digest, target)
                 set_modes(target, sealed_mode, (os.geteuid(), os.getegid()))
                 _write_marker(target, f"{bot.path}\n{command}\n")
         return Bot(target, bot.manifest)
 
     @staticmethod
-    def _copy(bot: Bot, source: Path, digest: str | None, target: Path) -> None:
-        """``copy_folder`` with its checks, the copy checked to hold ``digest`` if given."""
-        copied = copy_folder(source, target)
-        if digest is not None and copied != digest:
+    def _copy(bot: Bot, digest: str, target: Path) -> None:
+        """``copy_folder`` of the bot's folder with its checks, checked to hold ``digest``."""
+        copied = copy_folder(bot.path, target)
+        if copied != digest:
             remove_tree(target)
             raise StartError(f"{bot.path}: the folder changed while it was copied: try again")
 
@@ -434,7 +439,7 @@ class LocalSandbox:
         the caps refuses the build, and what runs was written by the arena alone."""
         work = target.with_name(target.name + ".build")
         remove_tree(work)
-        self._copy(bot, bot.path, digest, work)
+        self._copy(bot, digest, work)
         try:
             uid = new_uid() if self.as_root else None
             try:
@@ -570,7 +575,7 @@ class LocalSandbox:
         # No --die-with-parent: it ties bubblewrap to the thread that started it, and Trio
         # starts processes from worker threads that end when idle (the bot was killed
         # ten seconds in). Teardown kills the process group and the cgroup.
-        wrap = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        wrap = [self.bwrap, *USERNS_FLAGS, "--cap-drop", "ALL"]
         if seccomp_fd is not None:
             wrap += ["--seccomp", str(seccomp_fd)]
         wrap += ["--proc", "/proc", "--dev", "/dev"]
