@@ -594,7 +594,10 @@ def remove_tree(path: Path) -> None:
     """Remove a copy made by us (partial, sealed read-only, or a build's folder), following
     nothing: its folders are opened to us first (``set_modes``), then ``shutil.rmtree``
     removes it through descriptors (``rm -rf``, which follows no link either, where it is
-    too deep for Python's recursion)."""
+    too deep for Python's recursion). Never a folder at the top of the file system or
+    just below it (``/``, ``/tmp``): no copy of ours is one, so asking is a mistake."""
+    if len(Path(os.path.abspath(path)).parts) < 3:
+        raise ValueError(f"refusing to remove {path}: not a copy the arena made")
     if not os.path.lexists(path):
         return
     if os.path.islink(path) or not os.path.isdir(path):

@@ -377,3 +377,14 @@ def test_an_image_holds_an_inside_link_as_a_link(docker_sandbox: DockerSandbox, 
         assert client.images.get(tag).labels["sixarena.content"] == content_hash(folder)
     finally:
         client.images.remove(tag, force=True)
+
+
+def test_removing_a_tree_never_takes_a_top_folder() -> None:
+    """A copy of ours is never ``/`` or a folder just below it: asking to remove one is a
+    mistake, refused before anything is touched."""
+    from arena.folder import remove_tree
+
+    for path in ("/", "/tmp", "/tmp/", "/tmp/.."):
+        with pytest.raises(ValueError, match="refusing to remove"):
+            remove_tree(Path(path))
+    assert Path("/tmp").is_dir()
