@@ -141,9 +141,9 @@ class Recorder(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def recorder() -> Iterator[Any]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[Any]:
+    """A threaded HTTP server on a free loopback port (``url``), recording its ``requests``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.requests, server.answers = [], []  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -151,6 +151,11 @@ def recorder() -> Iterator[Any]:
     yield server
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def recorder() -> Iterator[Any]:
+    yield from loopback_server(Recorder)
 
 
 TOKEN = "sa_" + "k" * 40
@@ -312,14 +317,7 @@ class Redirector(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def redirector() -> Iterator[Any]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirector)
-    server.requests = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    server.url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
-    yield server
-    server.shutdown()
-    server.server_close()
+    yield from loopback_server(Redirector)
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])

@@ -171,11 +171,9 @@ def test_a_failing_bot_is_rejected_with_the_line_that_says_why(
     assert "\n" not in done.report["error"]
 
 
-def test_one_authors_queue_never_holds_up_another(base: Path) -> None:
-    db = base / "arena.db"
-    ada = [submitted(db, "ada", sample(base, "nimble", f"1.{n}")) for n in range(3)]
-    bob = submitted(db, "bob", sample(base, "other"))
-    sandbox, _ = choose_sandbox("local")
+def settle_one_at_a_time(db: Path, base: Path, sandbox: Any, submissions: list[Any]) -> list[str]:
+    """Run the pipeline with one build slot until every submission is active or retired
+    (at most 300 s); what it said, in order."""
     order: list[str] = []
 
     async def main() -> None:
@@ -183,11 +181,20 @@ def test_one_authors_queue_never_holds_up_another(base: Path) -> None:
             async with trio.open_nursery() as nursery:
                 run = partial(pipeline.run_pipeline, poll_s=0.1, progress=order.append, builds=1)
                 nursery.start_soon(run, store, sandbox, base / "work")
-                while any(state(db, s.id).state not in (ACTIVE, RETIRED) for s in [*ada, bob]):
+                while any(state(db, s.id).state not in (ACTIVE, RETIRED) for s in submissions):
                     await trio.sleep(0.2)
                 nursery.cancel_scope.cancel()
 
     trio.run(main)
+    return order
+
+
+def test_one_authors_queue_never_holds_up_another(base: Path) -> None:
+    db = base / "arena.db"
+    ada = [submitted(db, "ada", sample(base, "nimble", f"1.{n}")) for n in range(3)]
+    bob = submitted(db, "bob", sample(base, "other"))
+    sandbox, _ = choose_sandbox("local")
+    order = settle_one_at_a_time(db, base, sandbox, [*ada, bob])
     activated = [line.split(":")[0] for line in order if line.endswith("is active")]
     assert activated == [f"submission {i}" for i in (ada[0].id, bob.id, ada[1].id, ada[2].id)], order
 
@@ -450,18 +457,7 @@ def test_a_slow_authors_next_build_waits_for_a_fast_authors_queue(base: Path) ->
     ada = [submitted(db, "ada", slow(base, "ada-bot", f"1.{n}", seconds=6)) for n in range(2)]
     bob = [submitted(db, "bob", sample(base, "bob-bot", f"1.{n}")) for n in range(2)]
     sandbox, _ = choose_sandbox("local")
-    order: list[str] = []
-
-    async def main() -> None:
-        with Store(db) as store, trio.move_on_after(300):
-            async with trio.open_nursery() as nursery:
-                run = partial(pipeline.run_pipeline, poll_s=0.1, progress=order.append, builds=1)
-                nursery.start_soon(run, store, sandbox, base / "work")
-                while any(state(db, s.id).state not in (ACTIVE, RETIRED) for s in [*ada, *bob]):
-                    await trio.sleep(0.2)
-                nursery.cancel_scope.cancel()
-
-    trio.run(main)
+    order = settle_one_at_a_time(db, base, sandbox, [*ada, *bob])
     built = [line.split(":")[0] for line in order if ": building " in line]
     assert built == [f"submission {s.id}" for s in (ada[0], bob[0], bob[1], ada[1])], order
 
