@@ -176,13 +176,19 @@ def game_settings(pairs: list[str], variant: str | None, settings_file: Path | N
     return settings
 
 
-def known_seed(seed: int) -> None:
-    """An organiser chose the seed: the deals derive from it (no secret), so say what
-    that gives away."""
-    from .deals import KNOWN_SEED_WARNING
+def deal_source(seed: int | None) -> tuple[int, str | None]:
+    """A new tournament's seed and the secret its deals derive from: a fresh secret (and a
+    random seed for its tables) unless the organiser chose the seed, whose deals are then
+    known, as the warning says (``arena.deals``)."""
+    import random
 
+    from .deals import KNOWN_SEED_WARNING, new_secret
+
+    if seed is None:
+        return random.randrange(2**31), new_secret()
     warning = KNOWN_SEED_WARNING.format(seed=seed).removeprefix("warning: ")
     err_console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+    return seed, None
 
 
 def warn_about(isolations: list[str]) -> None:

@@ -6,7 +6,6 @@ import contextlib
 import datetime as dt
 import math
 import os
-import random
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -34,15 +33,14 @@ from .cli_common import (
     SettingsFileOption,
     VariantOption,
     console,
+    deal_source,
     err_console,
     fail,
     game_settings,
-    known_seed,
     open_store,
     print_table,
     user_errors,
 )
-from .deals import new_secret
 from .league import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
@@ -263,10 +261,7 @@ def create(
     config = TournamentConfig([b.ref for b in stored], table_size, rounds, limits)
     spec = GauntletSpec(None if test is None else asdict(test), max_games if test is not None else None)
     name = name or f"gauntlet-{dt.datetime.now():%Y%m%d-%H%M%S}"
-    secret = None if seed is not None else new_secret()
-    if seed is not None:
-        known_seed(seed)
-    seed = random.randrange(2**31) if seed is None else seed
+    seed, secret = deal_source(seed)
     variant_key = board_key(game, parsed).partition("/")[2]
     tournament = store.create_tournament(name, game, variant_key, parsed, seed, gauntlet_config(config, spec), secret)
     return tournament, stored, store

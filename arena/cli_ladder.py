@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import random
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -25,15 +24,14 @@ from .cli_common import (
     DbOption,
     VariantOption,
     console,
+    deal_source,
     err_console,
     fail,
     game_settings,
-    known_seed,
     open_store,
     print_board,
     user_errors,
 )
-from .deals import new_secret
 from .league import deals_of
 from .text import shown
 
@@ -186,10 +184,7 @@ def create(
         get_game(game).rules.parse_settings(game_settings(set_, variant, None), spec.table_size)
     )
     config = TournamentConfig([], spec.table_size, 1, TimeLimits(round(move_time * 1000)))
-    secret = None if seed is not None else new_secret()
-    if seed is not None:
-        known_seed(seed)
-    seed = random.randrange(2**31) if seed is None else seed
+    seed, secret = deal_source(seed)
     tournament = store.create_tournament(
         name,
         game,

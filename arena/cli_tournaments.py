@@ -6,7 +6,6 @@ import contextlib
 import csv
 import datetime as dt
 import io
-import random
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -34,16 +33,15 @@ from .cli_common import (
     SettingsFileOption,
     VariantOption,
     console,
+    deal_source,
     err_console,
     fail,
     game_settings,
-    known_seed,
     open_store,
     print_board,
     print_table,
     user_errors,
 )
-from .deals import describe, new_secret
 from .league import deals_of, resume_command
 from .text import json_shown, shown
 
@@ -156,10 +154,7 @@ def tournament_run(
             limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000))
             config = TournamentConfig([b.ref for b in stored], size, deals, limits)
             name = name or f"{game}-{dt.datetime.now():%Y%m%d-%H%M%S}"
-            secret = None if seed is not None else new_secret()
-            if seed is not None:
-                known_seed(seed)
-            seed = random.randrange(2**31) if seed is None else seed
+            seed, secret = deal_source(seed)
             tournament = store.create_tournament(
                 name, game, variant_of(parsed), parsed, seed, msgspec.to_builtins(config), secret
             )
@@ -178,7 +173,7 @@ def tournament_run(
             f"tournament [bold]{escape(shown(tournament.name))}[/] · {tournament.game} · {len(stored)} bots, tables of"
             f" {config.table_size}, {config.deals} deal{'s' * (config.deals != 1)} · seed {tournament.seed} · {db}"
         )
-        console.print("deals: " + describe(tournament.seed, tournament.commitment, None), markup=False)
+        console.print("deals: " + deals_of(tournament)[1], markup=False)
         console.print("bots: " + ", ".join(b.ref for b in stored), soft_wrap=True, markup=False)
         with Live(console=console, refresh_per_second=4, transient=False) as live:
             progress = LiveProgress(live)

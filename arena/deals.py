@@ -65,11 +65,6 @@ def ladder_commitment(secret: str) -> str:
     return commitment(epoch_key(secret, 0))
 
 
-def deal_key(seed: int, secret: str | None) -> str:
-    """What a tournament's deal seeds derive from: its secret, else its (known) seed."""
-    return secret if secret is not None else str(seed)
-
-
 def public(
     seed: int, commitment: str | None, revealed: str | None, epochs: tuple[int, int, str | None] | None = None
 ) -> dict[str, object]:

@@ -53,7 +53,7 @@ class Match(msgspec.Struct, frozen=True):
 
 def deal_seed(key: int | str, group: int, deal: int) -> int:
     """A deal's seed: a pure function of the tournament's deal key (its secret, or the
-    seed an organiser chose: ``deals.deal_key``) and the deal's place in it."""
+    seed an organiser chose: ``Tournament.deal_key``) and the deal's place in it."""
     digest = hashlib.sha256(f"tournament/{key}/{group}/{deal}".encode()).digest()
     return int.from_bytes(digest[:7], "big")
 
