@@ -17,7 +17,6 @@ ahead of time (a spare per bot, greeted and frozen while the games before it pla
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 import os
 import time
@@ -399,8 +398,7 @@ class _Referee:
         self.game_nos = [i if g.game_no is None else g.game_no for i, g in enumerate(spec.games)]
         if any(n < 0 for n in self.game_nos) or len(set(self.game_nos)) < len(self.game_nos):
             raise MatchError(f"game numbers {self.game_nos} are not distinct numbers from 0 up")
-        self._life_starts = lives(spec.games)
-        self._next_life = dict(pairwise([*self._life_starts, len(spec.games)]))
+        self._next_life = dict(pairwise([*lives(spec.games), len(spec.games)]))
         """Each life's first game, and the first game of the next (or the match's end)."""
         self._prestarts: list[trio.CancelScope] = []
         self.settings = self.game.parse_settings(spec.settings, self.seat_count)
@@ -490,18 +488,11 @@ class _Referee:
         for player in self.players:
             if player.out or player.dead == "refused":
                 continue
-            old = player.process
-            if old is not None:
-                await self._send(player, encode(Bye()))
-                self._inbox.discard(player.index)
-                if not player.stopping:
-                    player.stopping = True
-                    nursery.start_soon(old.stop)
+            await self._send(player, encode(Bye()))
+            self._retire(player, nursery)
             await player.spare_ready.wait()
             spare, player.spare = player.spare, None
             assert spare is not None
-            player.process, player.stopping, player.dead, player.start_fault = None, False, None, None
-            player.outbox = Outbox()
             player.lives += 1
             self._adopt(player, spare, nursery)
         for player in self.players:
@@ -518,12 +509,8 @@ class _Referee:
         for player in self.players:
             if player.dead is None or player.out:
                 continue
-            if player.process is not None:
-                self._inbox.discard(player.index)
-                if not player.stopping:  # frozen or gone: stopped in the background
-                    player.stopping = True
-                    nursery.start_soon(player.process.stop)
             if player.restarts >= MAX_RESTARTS:
+                self._stop(player, nursery)
                 player.out = True
             else:
                 again.append(player)
@@ -531,13 +518,27 @@ class _Referee:
             return None
         async with trio.open_nursery() as starting:
             for player in again:
+                self._retire(player, nursery)
                 player.restarts += 1
-                player.process, player.stopping, player.dead, player.start_fault = None, False, None, None
                 starting.start_soon(self._start, player, position, nursery)
         for player in again:
             if player.start_error is not None:
                 return player.start_error
         return self._all_failed()
+
+    def _stop(self, player: _Player, nursery: trio.Nursery) -> None:
+        """Take the bot's process out of play: frozen or gone, stopped in the background."""
+        if player.process is not None:
+            self._inbox.discard(player.index)
+            if not player.stopping:
+                player.stopping = True
+                nursery.start_soon(player.process.stop)
+
+    def _retire(self, player: _Player, nursery: trio.Nursery) -> None:
+        """Stop the bot's process and clear what it left, for a new one to take its place."""
+        self._stop(player, nursery)
+        player.process, player.stopping, player.dead, player.start_fault = None, False, None, None
+        player.outbox = Outbox()
 
     def _all_failed(self) -> Exception | None:
         """When no bot could be started, ``StartUpFailed`` with the first one's fault."""
@@ -557,8 +558,7 @@ class _Referee:
     async def _launch(self, player: _Player, position: int, nursery: trio.Nursery) -> _Launch:
         """Start a process for the bot's games from ``position`` to the end of their life
         and greet it, within the start-up limit; frozen once greeted, under fair time."""
-        life = self._life_starts[bisect.bisect_right(self._life_starts, position) - 1]
-        games = self._next_life[life] - position
+        games = min(end for end in self._next_life.values() if end > position) - position
         hello = Hello(
             protocol=PROTOCOL_VERSION,
             game=self.spec.game,
