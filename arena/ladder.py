@@ -213,8 +213,8 @@ class Ladder:
         self.games = self.active = self.waiting = 0
         self.game_s: float | None = None
         """Seconds a game took at the last tables, their bots' start shared among their games."""
-        self.keys: dict[int, str] = {}
-        """The epochs' keys worked out so far (a chain of hashes each)."""
+        self.key: tuple[int, str] | None = None
+        """The latest epoch's key worked out (a chain of hashes), with its epoch."""
         self.in_play: set[int] = set()
         """The tables being played, by match number."""
 
@@ -225,9 +225,10 @@ class Ladder:
         if secret is None:
             return self.tournament.deal_key
         epoch = match_no // self.spec.reveal_every
-        if epoch not in self.keys:
-            self.keys = {epoch: epoch_key(secret, epoch)}
-        return self.keys.get(epoch) or epoch_key(secret, epoch)
+        cached = self.key
+        if cached is None or cached[0] != epoch:
+            cached = self.key = (epoch, epoch_key(secret, epoch))
+        return cached[1]
 
     def reveal(self, next_match_no: int) -> None:
         """Publish the key of the last epoch whose tables have all been played (none is
