@@ -186,8 +186,7 @@ def deal_source(seed: int | None) -> tuple[int, str | None]:
 
     if seed is None:
         return random.randrange(2**31), new_secret()
-    warning = KNOWN_SEED_WARNING.format(seed=seed).removeprefix("warning: ")
-    err_console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+    err_console.print(f"[yellow]warning:[/] {escape(KNOWN_SEED_WARNING.format(seed=seed))}", soft_wrap=True)
     return seed, None
 
 

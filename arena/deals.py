@@ -27,7 +27,7 @@ import secrets
 SECRET_BYTES = 32
 
 KNOWN_SEED_WARNING = (
-    "warning: --seed {seed} makes the deals known: a bot that guesses the seed can derive every hand"
+    "--seed {seed} makes the deals known: a bot that guesses the seed can derive every hand"
     " of every game; leave --seed out for deals from a secret, committed now and revealed when it ends"
 )
 

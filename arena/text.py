@@ -46,10 +46,7 @@ def shown(text: str, lines: bool = False) -> str:
 def json_shown(document: str) -> str:
     """A JSON document whose strings hold no character a terminal obeys: those the JSON
     encoder left raw (DEL, C1, the bidi controls) as ``\\u`` escapes, the same data."""
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
-
-
-_JSON_RAW = re.compile(f"[{_UNSAFE}]")
+    return _UNSAFE_IN_LINES.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
 
 
 class ShownFormatter(logging.Formatter):
