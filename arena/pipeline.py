@@ -23,11 +23,12 @@ now, and ``report_of`` makes the report its author reads (at most 64 KB).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
+import shutil
 import tempfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -42,6 +43,7 @@ from .folder import FolderError, FolderLimits, remove_tree
 from .sandbox.base import Sandbox
 from .store import Store, StoreError
 from .store.submissions import BUILDING, CHECKING, KEEP_ARCHIVES_S, REJECTED, Submission, Submissions
+from .uploads import UploadError, gunzip
 
 POLL_S = 1.0
 BUILDS = 2
@@ -66,24 +68,15 @@ ERROR_CAP = 300
 def inflate(packed: IO[bytes], into: IO[bytes], cap: int) -> None:
     """``packed`` (a gzipped tar; a plain one, as an older arena stored it, is copied as it
     is) written to ``into`` as a plain tar, both from their start; ``FolderError`` past
-    ``cap`` bytes inflated."""
+    ``cap`` bytes inflated, or when it is damaged (the door's own inflater: ``gunzip``)."""
     packed.seek(0)
     gzipped = packed.read(2) == b"\x1f\x8b"
     packed.seek(0)
-    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16) if gzipped else None
-    written = 0
     try:
-        while chunk := packed.read(CHUNK):
-            while chunk:
-                out = inflater.decompress(chunk, CHUNK) if inflater else chunk
-                chunk = inflater.unconsumed_tail if inflater else b""
-                written += into.write(out)
-                if written > cap:
-                    raise FolderError(f"the stored archive inflates to more than {cap / 2**20:.0f} MiB: refused")
-        if inflater:
-            into.write(inflater.flush())
-    except zlib.error as exc:
-        raise FolderError(f"the stored archive is damaged ({exc}): refused") from None
+        with gunzip(packed, cap) if gzipped else contextlib.nullcontext(packed) as reader:
+            shutil.copyfileobj(reader, into, CHUNK)
+    except UploadError as exc:
+        raise FolderError(f"the stored archive: {exc.message}; refused") from None
     into.seek(0)
 
 

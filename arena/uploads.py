@@ -120,7 +120,7 @@ def _unpacked(source: IO[bytes], work: Path, limits: UploadLimits) -> Received:
     packed: IO[bytes] | None = None
     try:
         with open(tmp / "upload.tar", "w+b") as tar:
-            with _gunzip(source, limits.unpacked_bytes) as reader:
+            with gunzip(source, limits.unpacked_bytes) as reader:
                 shutil.copyfileobj(reader, tar, CHUNK)
             tar.seek(0)
             folder = tmp / "bot"
@@ -150,7 +150,7 @@ def _unpacked(source: IO[bytes], work: Path, limits: UploadLimits) -> Received:
 def _check_stream(source: IO[bytes], limits: UploadLimits) -> None:
     """Inflate the upload once as a stream, writing nothing: its members are checked and
     it ends as one gzip stream within the caps."""
-    with _gunzip(source, limits.unpacked_bytes) as reader:
+    with gunzip(source, limits.unpacked_bytes) as reader:
         with _open_tar(reader, "r|") as archive:
             _members(archive, limits)
         while reader.read(CHUNK):  # what follows the tar counts towards the cap too
@@ -199,7 +199,8 @@ class _Gunzip(io.RawIOBase):
         return len(chunk)
 
 
-def _gunzip(source: IO[bytes], cap: int) -> io.BufferedReader:
+def gunzip(source: IO[bytes], cap: int) -> io.BufferedReader:
+    """The gzip stream in ``source`` inflated as it is read, at most ``cap`` bytes (``_Gunzip``)."""
     return io.BufferedReader(_Gunzip(source, cap), CHUNK)
 
 
