@@ -257,8 +257,9 @@ def test_a_games_times_per_seat(site: str, timing_db: Path) -> None:
 
 MARKS = """
 const marks = Array.from(document.querySelectorAll("#replay-viewer .rv-mark"));
+const at = document.querySelector("#replay-viewer [data-frame-index]");  // null until the viewer is drawn
 return {
-  index: Number(document.querySelector("#replay-viewer [data-frame-index]").getAttribute("data-frame-index")),
+  index: at ? Number(at.getAttribute("data-frame-index")) : -1,
   frames: marks.map((m) => Number(m.getAttribute("data-mark-frame"))),
   levels: marks.map((m) => (m.className.match(/rv-level-(\\d)/) || [])[1]),
   current: marks.map((m, i) => (m.getAttribute("aria-current") ? i : -1)).filter((i) => i >= 0),
