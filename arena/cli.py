@@ -33,6 +33,7 @@ from .cli_ladder import ladder_app
 from .cli_results import games_cmd, leaderboard_cmd
 from .cli_sandbox import check_games, open_sandbox, prepare
 from .cli_tournaments import tournament_app
+from .cli_upkeep import backup_cmd, check_cmd
 from .cli_web import serve
 from .text import shown
 
@@ -109,7 +110,9 @@ def play(
     from .match import MatchSpec, TimeLimits
     from .referee import play_match, single_game
     from .render import seat_labels
+    from .tournament import sigterm_as_ctrl_c, until_interrupted
 
+    sigterm_as_ctrl_c()  # Ctrl-C and SIGTERM stop it as they stop a tournament: every bot, exit 130
     with user_errors():
         bots = [load_bot(d) for d in bot_dirs]
         rules = get_game(game).rules
@@ -126,7 +129,7 @@ def play(
         console.print(f"[bold]{game}[/] · {len(bots)} seats · seed {seed} · sandbox: {'; '.join(isolations)}")
         warn_about(isolations)
         console.print("seats: " + ", ".join(labels), soft_wrap=True)
-        result = trio.run(play_match, spec, sandbox, LivePrinter(game, labels))
+        result = trio.run(until_interrupted, play_match, spec, sandbox, LivePrinter(game, labels))
         outcome = result.games[0]
         console.print(standings(outcome, labels))
         if replay is not None:
@@ -268,6 +271,8 @@ app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(author_app, name="author")
 app.add_typer(ladder_app, name="ladder")
+app.command("backup")(backup_cmd)
+app.command("check")(check_cmd)
 
 
 @image_app.command("build")
@@ -340,6 +345,9 @@ def bot_check(
 
     from .botcheck import Check, Checker
     from .bots import BotError, load_bot
+    from .tournament import sigterm_as_ctrl_c, until_interrupted
+
+    sigterm_as_ctrl_c()
 
     def show(check: Check) -> None:
         label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
@@ -376,7 +384,7 @@ def bot_check(
         progress=lambda line: err_console.print(f"[dim]{escape(shown(line))}[/]"),
     )
     with user_errors():
-        checks = trio.run(checker.run, game, only)
+        checks = trio.run(until_interrupted, checker.run, game, only)
     failed = sum(1 for c in checks if not c.ok and not c.skipped)
     skipped = sum(1 for c in checks if c.skipped)
     passed = len(checks) - failed - skipped

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from arena import replay
 
-from .conftest import SAMPLES, MakeBot, bot_pids
+from .conftest import ROOT, SAMPLES, MakeBot, bot_pids
 
 ARENA = str(Path(sys.executable).parent / "arena")
 RANDOM = str(SAMPLES / "random")
@@ -129,13 +130,31 @@ for line in sys.stdin:
 """
 
 
-def interrupt_mid_game(slow: Path, sandbox: str, started: Callable[[], bool]) -> tuple[int, str]:
-    """Start a game of two slow bots, Ctrl-C it while they decide; (exit code, stderr)."""
+def unique(name: str) -> str:
+    """A bot name no other test (nor another run on the machine) uses: its processes, found
+    by the folder they run in, are this test's alone."""
+    return f"{name}{uuid.uuid4().hex[:10]}"
+
+
+def as_at_a_terminal() -> None:
+    """In the child, before ``exec``: SIGINT as a terminal's foreground job has it
+    (default disposition, not blocked). Run from a background job of a script, the test
+    process itself has SIGINT ignored, and an ignored signal stays ignored across exec:
+    Python would then install no Ctrl-C handler in ``arena`` at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def interrupt_mid_game(
+    slow: Path, sandbox: str, started: Callable[[], bool], signum: int = signal.SIGINT
+) -> tuple[int, str]:
+    """Start a game of two slow bots, Ctrl-C it (or ``signum``) while they decide; (exit code, stderr)."""
     proc = subprocess.Popen(
         [ARENA, "play", str(slow), str(slow), "--move-time", "30", "--sandbox", sandbox],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_at_a_terminal,
     )
     try:
         deadline = time.monotonic() + 60
@@ -143,7 +162,7 @@ def interrupt_mid_game(slow: Path, sandbox: str, started: Callable[[], bool]) ->
             time.sleep(0.05)
         assert started(), "both bots started"
         time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -154,12 +173,33 @@ def interrupt_mid_game(slow: Path, sandbox: str, started: Callable[[], bool]) ->
 
 def test_ctrl_c_stops_every_bot(make_bot: MakeBot) -> None:
     """Interrupted mid-game (bots deciding, ignoring SIGTERM): exit 130, nothing left."""
-    slow = make_bot("slow", SLOW)
+    slow = make_bot(unique("slow"), SLOW)
     code, err = interrupt_mid_game(slow, "local", lambda: len(bot_pids(slow)) >= 2)
     assert code == 130, err
     assert "Traceback" not in err
     assert "interrupted" in err
     assert bot_pids(slow) == [], "no bot outlived the interrupted referee"
+
+
+def test_sigterm_stops_a_game_as_ctrl_c_does(make_bot: MakeBot) -> None:
+    """`arena play` stops as a tournament does, on the one path of every command that
+    runs bots: SIGTERM too is exit 130 with every bot stopped, not a process killed
+    where it stood."""
+    slow = make_bot(unique("slow"), SLOW)
+    code, err = interrupt_mid_game(slow, "local", lambda: len(bot_pids(slow)) >= 2, signal.SIGTERM)
+    assert code == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert bot_pids(slow) == [], "no bot outlived the stopped referee"
+
+
+def test_the_ctrl_c_test_passes_when_the_suite_was_started_with_sigint_ignored() -> None:
+    """As from a background job of a script (`cmd &` without job control): the test sets
+    the child's SIGINT itself, so it passes whatever the suite inherited."""
+    test = f"{Path(__file__).resolve()}::test_ctrl_c_stops_every_bot"
+    script = f'trap "" INT; exec "$0" -m pytest -q -p no:cacheprovider "{test}"'
+    run = subprocess.run(["bash", "-c", script, sys.executable], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout
 
 
 def test_no_docker_engine_names_the_fix() -> None:

@@ -257,14 +257,15 @@ def test_cli_plays_in_docker_and_image_build_is_idempotent() -> None:
 
 
 def test_ctrl_c_removes_every_container(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
-    from .test_cli import SLOW, interrupt_mid_game
+    from .test_cli import SLOW, interrupt_mid_game, unique
 
-    slow = make_bot("slowpoke", SLOW)
+    name = unique("slowpoke")
+    slow = make_bot(name, SLOW)
     docker_sandbox.prepare(load_bot(slow), lambda line: None)
     client = docker_sandbox.client
 
     def ours() -> list[Any]:
-        return list(client.api.containers(all=True, filters={"label": f"{LABEL}.bot=slowpoke"}))
+        return list(client.api.containers(all=True, filters={"label": f"{LABEL}.bot={name}"}))
 
     code, err = interrupt_mid_game(slow, "docker", lambda: len(ours()) >= 2)
     assert code == 130, err
