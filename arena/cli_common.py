@@ -207,7 +207,33 @@ def open_store(db: Path, must_exist: bool = True, read_only: bool = False) -> St
 
     if (must_exist or read_only) and not db.exists():
         fail(f"{db}: no such database (a tournament creates it; --db names another)")
-    return Store(db, read_only=read_only)
+    store = Store(db, read_only=read_only)
+    if not _opened:
+        import atexit
+
+        atexit.register(close_stores)
+    _opened.append(store)
+    return store
+
+
+_opened: list[Store] = []
+"""The stores the command opened, closed when it ends (``close_stores``)."""
+
+
+def close_stores() -> None:
+    """Close every store the command opened, readers first: the last writer to close then
+    folds the ``-wal`` into the file and SQLite removes the ``-wal`` and ``-shm``, so that
+    once a command has finished the database file alone holds everything."""
+    from .store import tidy_wal
+
+    for store in sorted(_opened, key=lambda s: not s.read_only):
+        try:
+            store.close()
+        except Exception:  # a store that fails to close at exit has nothing left to lose
+            pass
+    for path in {store.path for store in _opened if store.read_only}:
+        tidy_wal(path)
+    _opened.clear()
 
 
 def fit_width() -> int | None:

@@ -116,6 +116,7 @@ def tournament_run(
             fail("--resume needs the --name of the tournament to finish")
         on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, sandbox_name)
         store = open_store(db, must_exist=resume)
+        held.callback(store.close)  # the last thing done: the -wal folded into the file
         joining: list[tuple[str, Any]] = []
         if resume:
             assert name is not None

@@ -632,6 +632,7 @@ class Store:
         self.owner = f"{_me()}:{secrets.token_hex(4)}"
         """This store as a lease holder: ``host:pid:start:token``."""
         self._beats: dict[int, tuple[threading.Event, threading.Thread]] = {}
+        self.closed = False
         if self.path.is_dir():
             raise StoreError(f"{path}: is a folder, not a database file")
         try:
@@ -758,9 +759,29 @@ class Store:
         return StoreError(f"{where}: {exc}")
 
     def close(self) -> None:
+        """Release the leases and close; a writer first folds the ``-wal`` into the file
+        (``checkpoint``), so that once the last writer has finished the file alone holds
+        every game (a plain copy of it is then complete)."""
+        if self.closed:
+            return
         for tournament_id in list(self._leases):
             self.release_lease(tournament_id)
+        if not self.read_only:
+            self.checkpoint()
         self.db.close()
+        self.closed = True
+
+    def checkpoint(self) -> bool:
+        """Fold the ``-wal`` into the database file and empty it (``wal_checkpoint(TRUNCATE)``),
+        waiting at most 5 s for readers; True when it was folded whole. Nothing is lost
+        when it is not: the games stay in the ``-wal`` and SQLite folds them later."""
+        try:
+            self.db.execute("PRAGMA busy_timeout = 5000")
+            busy = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            self.db.execute("PRAGMA busy_timeout = 30000")
+        except sqlite3.Error:  # a transaction open (Ctrl-C inside one), a locked file: later
+            return False
+        return bool(busy == 0)
 
     def __enter__(self) -> Store:
         return self
@@ -1481,6 +1502,26 @@ class Store:
             )
             if cursor.rowcount != 1:
                 raise StoreError(f"{self.path}: tournament {tournament_id} is not held by this arena: run it again")
+
+
+def tidy_wal(path: Path) -> None:
+    """Remove the empty ``-wal`` and the ``-shm`` a reader's connection left beside the
+    file (a read-only connection makes them but may not remove them): a connection that
+    may write is opened and closed, and SQLite removes both when it is the last one
+    open. Nothing is done without write access, nor while another connection is open
+    (an arena writing): SQLite then leaves them, as it must."""
+    absolute = Path(os.path.abspath(path))
+    wal = Path(f"{absolute}-wal")
+    try:
+        if wal.stat().st_size != 0 or not os.access(absolute, os.W_OK) or not os.access(absolute.parent, os.W_OK):
+            return
+        db = sqlite3.connect(absolute, timeout=0.1, isolation_level=None)
+        try:
+            db.execute("PRAGMA user_version").fetchone()
+        finally:
+            db.close()
+    except (OSError, sqlite3.Error):
+        pass
 
 
 def _migrated_variant(game: str, variant: str, settings: str) -> str:
