@@ -253,7 +253,7 @@ def stored_replay(db: Path, game_id: int) -> bytes:
     except zlib.error as exc:
         fail(
             f"{db}: the stored replay of game {game_id} is damaged ({exc}): restore the database from a backup"
-            " (README: backing up a league)"
+            " (README: keeping a league; `arena backup`)"
         )
 
 

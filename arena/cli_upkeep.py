@@ -49,8 +49,9 @@ def check_cmd(
     (A bot folder is checked with `arena bot check`.)"""
     from .store.upkeep import check
 
+    if not db.exists():
+        fail(f"{db}: no such database (--db names another)")
     with user_errors():
-        open_store(db, read_only=True).close()
         findings = list(check(db, snapshots))
     for finding in findings:
         label = "[green]ok[/]  " if finding.ok else "[bold red]FAIL[/]"

@@ -726,7 +726,7 @@ class Store:
         where = self.path
         if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
             return StoreError(
-                f"{where}: the database is damaged ({exc}): restore it from a backup (README: backing up a"
+                f"{where}: the database is damaged ({exc}): restore it from a backup (README: keeping a"
                 f' league), or save what it still holds with `sqlite3 {where} ".recover" | sqlite3 recovered.db`'
                 " and use recovered.db"
             )
