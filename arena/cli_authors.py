@@ -25,17 +25,93 @@ WAIT_POLL_S = 2.0
 
 
 @author_app.command("add")
-def author_add(name: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = DEFAULT_DB) -> None:
-    """Create an author and print their token, once: only its hash is stored."""
+def author_add(
+    name: Annotated[str | None, typer.Argument(help="The author's name.", show_default=False)] = None,
+    db: DbOption = DEFAULT_DB,
+    from_: Annotated[
+        Path | None,
+        typer.Option("--from", help="Add every author named in FILE (one name a line; # comments).", metavar="FILE"),
+    ] = None,
+    tokens: Annotated[
+        Path | None,
+        typer.Option("--tokens", help="With --from: write NAME TOKEN lines to OUT (new, mode 0600).", metavar="OUT"),
+    ] = None,
+) -> None:
+    """Create an author and print their token, once: only its hash is stored. With
+    --from FILE --tokens OUT, a whole class at once: all or none, each token written
+    once, to OUT only."""
     from .store.submissions import Submissions
 
+    if from_ is not None or tokens is not None:
+        if name is not None or from_ is None or tokens is None:
+            fail("a class at once: arena author add --from FILE --tokens OUT (and no NAME)")
+        add_many(from_, tokens, db)
+        return
+    if name is None:
+        fail("name the author: arena author add NAME (or --from FILE --tokens OUT)")
     with user_errors():
         author, token = Submissions(open_store(db, must_exist=False)).add_author(name)
     console.print(shown(f"author {author.name} added to {db}; their token (shown only this once):"), markup=False)
     print(token, flush=True)
+    say_how_to_use(author.name)
+
+
+def say_how_to_use(name: str) -> None:
     err_console.print(
-        f"give it to {author.name}: `ARENA_TOKEN=... arena submit BOT_DIR --server URL` (or --token-file FILE),"
+        f"give it to {name}: `ARENA_TOKEN=... arena submit BOT_DIR --server URL` (or --token-file FILE),"
         " or paste it to sign in on the web",
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+def read_names(path: Path) -> list[str]:
+    """The names of a class list: one a line, blank lines and ``#`` comments skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"--from {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})")
+    names = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    names = [n for n in names if n]
+    if not names:
+        fail(f"--from {path}: names no author (one name a line)")
+    return names
+
+
+def add_many(names_file: Path, tokens: Path, db: Path) -> None:
+    """Authors from a file; their tokens into a new file only its owner may read, written
+    inside the transaction that adds them: if it cannot be written, nobody is added."""
+    from .store.submissions import Submissions
+
+    names = read_names(names_file)
+    try:
+        handle = os.open(tokens, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        fail(f"--tokens {tokens}: already exists: tokens are written once, to a new file; name another")
+    except OSError as exc:
+        fail(f"--tokens {tokens}: cannot create it ({exc.strerror})")
+    os.fchmod(handle, 0o600)  # whatever the umask
+
+    def keep(pairs: list[tuple[str, str]]) -> None:
+        data = "".join(f"{n} {t}\n" for n, t in pairs).encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view) :]
+        os.fsync(handle)
+
+    try:
+        with user_errors():
+            added = Submissions(open_store(db, must_exist=False)).add_authors(names, keep)
+    except BaseException:
+        os.close(handle)
+        os.unlink(tokens)
+        raise
+    os.close(handle)
+    console.print(
+        shown(
+            f"{len(added)} author{'s' * (len(added) != 1)} added to {db}: {', '.join(a.name for a in added)};"
+            f" their tokens are in {tokens} (NAME TOKEN a line, readable by you only), and nowhere else"
+        ),
         markup=False,
         soft_wrap=True,
     )
@@ -60,7 +136,7 @@ def author_list(db: DbOption = DEFAULT_DB) -> None:
                 escape(shown(a.name)),
                 a.created,
                 a.revoked or "",
-                escape(shown(", ".join(owned.get(a.id, [])))),
+                escape(shown(", ".join(owned.get(a.id, [])) or "-")),
                 str(len(subs.of_author(a.id))),
             )
         print_table(table)
@@ -74,6 +150,23 @@ def author_revoke(name: Annotated[str, typer.Argument(help="The author's name.")
     with user_errors():
         author = Submissions(open_store(db)).revoke(name)
     console.print(shown(f"revoked {author.name}'s token (since {author.revoked})"), markup=False)
+
+
+@author_app.command("reissue")
+def author_reissue(name: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = DEFAULT_DB) -> None:
+    """Give an author a new token, printed once: the old one stops working at once (and
+    their browser sessions end). A revoked author may submit again; their bot names stay
+    theirs."""
+    from .store.submissions import Submissions
+
+    with user_errors():
+        author, token = Submissions(open_store(db)).reissue(name)
+    console.print(
+        shown(f"author {author.name} has a new token (the old one no longer works); shown only this once:"),
+        markup=False,
+    )
+    print(token, flush=True)
+    say_how_to_use(author.name)
 
 
 def submit_cmd(

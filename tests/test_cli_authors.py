@@ -384,3 +384,68 @@ def test_submit_to_a_server_that_hangs_up_is_one_line() -> None:
         thread.join(10)
     line = one_line_error(run)
     assert url in line and TOKEN not in line
+
+
+# --- an author who lost access, and a whole class at once ----------------------------------
+
+
+def test_reissue_gives_a_revoked_author_a_new_token_over_http_and_keeps_their_bot_names(tmp_path: Path) -> None:
+    """Bob, revoked, gets a new token: over the real server the old one is refused, the new
+    one submits a new version of the bot name bob owns; nobody else may take that name."""
+    db = tmp_path / "arena.db"
+    added = arena("author", "add", "bob", "--db", str(db))
+    old = added.stdout.strip().splitlines()[-1]
+    assert arena("author", "add", "eve", "--db", str(db)).returncode == 0
+    eve = arena("author", "add", "mallory", "--db", str(db)).stdout.strip().splitlines()[-1]
+    with serving(db, extra=("--submissions",)) as url:
+        first = arena("submit", str(bot_folder(tmp_path, "bobbot", "1.0")), "--server", url, token=old)
+        assert first.returncode == 0, first.stderr
+        assert arena("author", "revoke", "bob", "--db", str(db)).returncode == 0
+        assert arena("author", "add", "bob", "--db", str(db)).returncode == 2  # the dead end there was
+        reissued = arena("author", "reissue", "bob", "--db", str(db))
+        assert reissued.returncode == 0, reissued.stderr
+        new = reissued.stdout.strip().splitlines()[-1]
+        assert new != old and new.startswith("sa_") and reissued.stdout.count(new) == 1
+        assert "shown only this once" in reissued.stdout
+        status, _ = post(url, old, b"x", {"Arena-Bot": "bobbot:2.0"})
+        assert status in (401, 403)
+        refused = arena("submit", str(bot_folder(tmp_path / "o", "bobbot", "2.0")), "--server", url, token=old)
+        assert "(401)" in one_line_error(refused)
+        again = arena("submit", str(bot_folder(tmp_path / "n", "bobbot", "2.0")), "--server", url, token=new)
+        assert again.returncode == 0 and "bobbot:2.0" in again.stdout, again.stderr
+        taken = arena("submit", str(bot_folder(tmp_path / "m", "bobbot", "3.0")), "--server", url, token=eve)
+        assert "(403)" in one_line_error(taken)
+    listed = arena("author", "list", "--db", str(db))
+    bob = next(line for line in listed.stdout.splitlines() if " bob " in line)
+    assert "bobbot" in bob and bob.split()[-2] == "2", bob
+    eve_row = next(line for line in listed.stdout.splitlines() if " eve " in line)
+    assert " - " in eve_row, "no empty bots cell"
+    assert "nobody" in one_line_error(arena("author", "reissue", "nobody", "--db", str(db)), 2)
+
+
+def test_a_class_is_added_from_a_file_with_its_tokens_written_once_to_a_private_file(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    names = tmp_path / "class.txt"
+    names.write_text("# spring term\nada\n\nbob  # late\ncyd\n")
+    out = tmp_path / "tokens.txt"
+    added = arena("author", "add", "--from", str(names), "--tokens", str(out), "--db", str(db))
+    assert added.returncode == 0, added.stderr
+    assert os.stat(out).st_mode & 0o777 == 0o600
+    pairs = dict(line.split() for line in out.read_text().splitlines())
+    assert list(pairs) == ["ada", "bob", "cyd"]
+    for token in pairs.values():
+        assert token not in added.stdout + added.stderr, "the tokens are written to the file only"
+    with Store(db) as store:
+        assert {Submissions(store).author_for(t).name for t in pairs.values()} == {"ada", "bob", "cyd"}
+    out.write_text("kept")
+    again = arena("author", "add", "--from", str(names), "--tokens", str(out), "--db", str(db))
+    assert "already exists" in one_line_error(again, 2) and out.read_text() == "kept"
+    # All or none: one taken name adds nobody, and leaves no tokens' file.
+    names.write_text("dee\nada\n")
+    fresh = tmp_path / "fresh.txt"
+    taken = arena("author", "add", "--from", str(names), "--tokens", str(fresh), "--db", str(db))
+    assert "'ada' exists" in one_line_error(taken, 2) and not fresh.exists()
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT count(*) FROM authors WHERE name = 'dee'").fetchone() == (0,)
+    half = arena("author", "add", "--from", str(names), "--db", str(db))
+    assert "--tokens" in one_line_error(half, 2)

@@ -156,6 +156,8 @@ def test_every_command_is_registered_in_its_place() -> None:
         "scheduler",
         "worker",
         "submit",
+        "backup",
+        "check",
         "image",
         "bot",
         "tournament",
@@ -167,7 +169,7 @@ def test_every_command_is_registered_in_its_place() -> None:
     assert list(tournament.commands) == ["run", "list", "show", "delete"]
     author = group.commands["author"]
     assert isinstance(author, typer.core.TyperGroup)
-    assert list(author.commands) == ["add", "list", "revoke"]
+    assert list(author.commands) == ["add", "list", "revoke", "reissue"]
 
 
 def test_the_gauntlet_help_states_the_default_cap() -> None:

@@ -25,6 +25,7 @@ import io
 import json
 import secrets
 import time
+from collections.abc import Callable
 from typing import IO, Any, Protocol, TypeVar
 
 import msgspec
@@ -142,6 +143,42 @@ class Submissions:
         author = self._author_row("name = ?", (name,))
         assert author is not None
         return author, token
+
+    def add_authors(self, names: list[str], keep: Callable[[list[tuple[str, str]]], None]) -> list[Author]:
+        """Many authors at once (a class), all or none: each name is checked first (valid,
+        given once, not an author yet), then they are stored in one transaction, inside
+        which ``keep`` receives each ``(name, token)``: if it fails (the tokens' file
+        cannot be written), no author is added."""
+        seen: set[str] = set()
+        for name in names:
+            if not valid_name(name):
+                raise SubmissionError(400, f"author name {name!r}: {NAME_RULE}")
+            if name in seen:
+                raise SubmissionError(400, f"author name {name!r} is given twice")
+            seen.add(name)
+            if self._author_row("name = ?", (name,)) is not None:
+                raise SubmissionError(409, f"an author named {name!r} exists (arena author list shows them)")
+        pairs = [(name, new_token()) for name in names]
+        with self.store.transaction():
+            self.db.executemany(
+                "INSERT INTO authors (name, token_hash, created) VALUES (?, ?, ?)",
+                [(name, token_hash(token), now()) for name, token in pairs],
+            )
+            keep(pairs)
+        return [self.author(name) for name in names]
+
+    def reissue(self, name: str) -> tuple[Author, str]:
+        """A new token for an author (one who lost theirs, or was revoked): the old one
+        stops working at once, their browser sessions end, a revoked author may submit
+        again; the bot names they own stay theirs."""
+        author = self.author(name)
+        token = new_token()
+        with self.store.transaction():
+            self.db.execute(
+                "UPDATE authors SET token_hash = ?, revoked = NULL WHERE id = ?", (token_hash(token), author.id)
+            )
+            self.db.execute("DELETE FROM sessions WHERE author_id = ?", (author.id,))
+        return self.author(name), token
 
     def authors(self) -> list[Author]:
         return self._author_rows("1 ORDER BY name", ())
