@@ -189,7 +189,9 @@ def tournament_run(
                 )
                 raise
         kept = store.count_games(tournament.id)
-        console.print(f"\n{played} games played; {kept} stored for {shown(tournament.name)}", markup=False)
+        console.print(
+            f"\n{played} game{'s' * (played != 1)} played; {kept} stored for {shown(tournament.name)}", markup=False
+        )
         from leaderboard.board import settle
 
         rows = settle(store, tournament.game, tournament.variant, tournament.name, tournament.id)
@@ -412,7 +414,7 @@ def tournament_show(
             f"seed: {t.seed}",
             "deals: " + deals_of(t)[1],
             f"schedule: tables of {t.config.get('table_size')}, {deals} deal{'s' * (deals != 1)} each, every deal"
-            " once per seat rotation" + (f"; {scheduled[1]} tables" if scheduled else ""),
+            " once per seat rotation" + (f"; {scheduled[1]} table{'s' * (scheduled[1] != 1)}" if scheduled else ""),
             f"time: {limits.get('move_ms', 1000) / 1000:g} s a move, a bank of {limits.get('bank_ms', 10000) / 1000:g} s"
             f" a game, {limits.get('startup_ms', 10000) / 1000:g} s to start; fair time"
             f" {'on' if t.config.get('fair_time', True) else 'off'}",
@@ -421,7 +423,7 @@ def tournament_show(
         ]
         for entry in bots:
             removed = "" if entry["stored"] else " (removed from the database)"
-            lines.append(f"  {entry['bot']}: {entry['games']} games{removed}")
+            lines.append(f"  {entry['bot']}: {entry['games']} game{'s' * (entry['games'] != 1)}{removed}")
         if grown:
             sizes = [*grown, len(t.config.get("bots") or [])]
             lines.append("grown: " + " -> ".join(str(n) for n in sizes) + " bots (--add)")
@@ -453,4 +455,7 @@ def tournament_delete(
                 err_console.print("nothing deleted")
                 raise typer.Exit(1)
         deleted = store.delete_tournament(t.id)
-        console.print(f"deleted tournament {name} and its {deleted} games from {db}; its bots stay", markup=False)
+        console.print(
+            f"deleted tournament {name} and its {deleted} game{'s' * (deleted != 1)} from {db}; its bots stay",
+            markup=False,
+        )

@@ -46,16 +46,6 @@ def test_after_the_demo_a_plain_copy_holds_every_game_and_nothing_is_left_beside
     assert sorted(p.name for p in tmp_path.iterdir()) == ["arena-bots", "arena.db", "copy.db"]
 
 
-def test_demo_files_are_ignored_by_git() -> None:
-    """The demo writes arena.db and arena-bots/ where it runs: in a checkout, git ignores them."""
-    root = Path(__file__).resolve().parent.parent
-    if not (root / ".git").exists():
-        return
-    names = ["arena.db", "arena.db-wal", "arena.db-shm", "arena-bots/heuristic-1.0.0-0123/bot.toml"]
-    ignored = subprocess.run(["git", "check-ignore", *names], capture_output=True, text=True, cwd=root)
-    assert ignored.stdout.split() == names
-
-
 def wait_for(condition: object, seconds: float = 120) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -73,6 +73,26 @@ def test_a_missing_rotation_is_said_and_a_lone_game_compares_nothing() -> None:
     assert (lone["rotations"], lone["insights"], lone["complete"]) == (1, [], False)
 
 
+def test_a_disqualified_bot_is_never_above_one_with_a_better_average_rank() -> None:
+    """d is thrown out early in every game with few heads (so the best margin), ranked last."""
+
+    def game(game_id: int, game_no: int, seats: list[tuple[str, int, int, str]]) -> StoredGame:
+        found = [
+            StoredSeat(seat, bot, rank, score, status, {}) for seat, (bot, score, rank, status) in enumerate(seats)
+        ]
+        return StoredGame(game_id, "t", 0, game_no, 0, 99, "nimmt", "standard", 1, 1.0, "2026-01-01", found)
+
+    games = [
+        game(1, 0, [("d:1", 0, 3, "disqualified"), ("e:1", 20, 1, "ok"), ("f:1", 30, 2, "ok")]),
+        game(2, 1, [("f:1", 25, 2, "ok"), ("d:1", 1, 3, "disqualified"), ("e:1", 22, 1, "ok")]),
+        game(3, 2, [("e:1", 21, 1, "ok"), ("f:1", 28, 2, "ok"), ("d:1", 2, 3, "disqualified")]),
+    ]
+    bots = deal_group(games, lower_is_better=True)["bots"]
+    assert [b["name"] for b in bots] == ["e", "f", "d"]
+    assert bots[-1]["margin"] < bots[0]["margin"], "its margin alone would have put it first"
+    assert [b["disqualified"] for b in bots] == [0, 0, 3]
+
+
 def test_two_versions_of_one_bot_keep_their_versions() -> None:
     assert short_names(["x:1", "x:2", "y:1"]) == {"x:1": "x:1", "x:2": "x:2", "y:1": "y"}
 

@@ -61,9 +61,19 @@ def deal_group(games: Sequence[StoredGame], lower_is_better: bool, unit: str = "
                 "average_rank": round(fmean(r["rank"] for _, r in mine), 2),
                 "margin": round(fmean(r["score"] - hand_mean[hand] for hand, r in mine), 2),
                 "by_hand": [[r for hand, r in mine if hand == h] for h in range(hands)],
+                "disqualified": sum(1 for _, r in mine if r["status"] == "disqualified"),
             }
         )
-    bots.sort(key=lambda b: (best_first(b["margin"]), b["average_rank"], b["bot"]))
+
+    def order(b: dict[str, Any]) -> tuple[Any, ...]:
+        """Best margin first; a bot disqualified in the deal after every bot that was not,
+        by average rank (its score stopped counting where it was thrown out: a low score
+        there is no good play)."""
+        if b["disqualified"]:
+            return (1, b["average_rank"], best_first(b["margin"]), b["bot"])
+        return (0, best_first(b["margin"]), b["average_rank"], b["bot"])
+
+    bots.sort(key=order)
 
     insights = []
     for hand, results in enumerate(by_hand):
