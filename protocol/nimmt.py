@@ -31,7 +31,7 @@ HAND_SIZE = 10
 
 
 def heads(card: int) -> int:
-    """Penalty heads on a card (RULES.md §1): 55 has 7, other multiples of 11 have 5,
+    """Penalty heads on a card (docs/rules.md §1): 55 has 7, other multiples of 11 have 5,
     multiples of 10 have 3, other cards ending in 5 have 2, every other card 1."""
     if card == 55:
         return 7
@@ -72,7 +72,7 @@ class View(msgspec.Struct, frozen=True):
     card: int | None = None
     """For a ``"row"`` request: the card being placed."""
     variant: str = "standard"
-    """``"standard"``, ``"tactical"``, ``"logical"`` or ``"professional"`` (RULES.md §1)."""
+    """``"standard"``, ``"tactical"``, ``"logical"`` or ``"professional"`` (docs/rules.md §1)."""
     top_card: int = DECK_SIZE
     """The highest card in the game: cards ``1..top_card`` exist (10 x players + 4 in the
     tactical and logical variants, 104 otherwise)."""

@@ -1,4 +1,4 @@
-"""6 nimmt! rules (RULES.md §1): unit cases, and invariants over seeded random games."""
+"""6 nimmt! rules (docs/rules.md §1): unit cases, and invariants over seeded random games."""
 
 from __future__ import annotations
 

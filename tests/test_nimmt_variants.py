@@ -1,4 +1,4 @@
-"""6 nimmt! variants and house rules (RULES.md §1 "Variants"): each rule on a small
+"""6 nimmt! variants and house rules (docs/rules.md §1 "Variants"): each rule on a small
 table, settings validation, seeded random games of every combination re-simulated and
 checked for invariants, and the replay viewer's pictures of each."""
 

@@ -1,4 +1,4 @@
-"""Sixes (RULES.md §2): the rules on hand-made tables, invariants over seeded random
+"""Sixes (docs/rules.md §2): the rules on hand-made tables, invariants over seeded random
 games, what a seat may see, and real bot processes through the referee, the CLI and
 the replay viewer."""
 

@@ -1,4 +1,4 @@
-"""6 nimmt! as pure functions over an immutable state (RULES.md §1), with its variants.
+"""6 nimmt! as pure functions over an immutable state (docs/rules.md §1), with its variants.
 
 Every turn is one hidden simultaneous decision of all seats (kind ``"play"``); a card
 that no row can take pauses the turn for a one-seat decision (kind ``"row"``), taken
@@ -6,13 +6,13 @@ seeing the rows as they are at that moment. A logical round starts with a draft 
 one-seat decisions (kind ``"draft"``). Deals derive from the seed and the round number
 alone (key ``nimmt/{seed}/{round}``), so a seed plus the answers re-create a game exactly.
 
-The settings (``Settings``) and the choices this module makes where RULES.md leaves room:
+The settings (``Settings``) and the choices this module makes where the printed rules
+leave room (docs/rules.md states each for players):
 
 - ``variant="tactical"``: the deck is ``1..10 x players + 4``; every card is dealt.
 - ``variant="logical"``: the same deck, all face up, drafted one card at a time. Round
   ``r`` (numbered from 1, as everywhere in the protocol) starts with seat
-  ``(r - 1) mod players``: RULES.md's "seat ``round mod players``" with the round
-  counted from 0. The seats follow in seat order, wrapping, until each holds 10; the 4
+  ``(r - 1) mod players``. The seats follow in seat order, wrapping, until each holds 10; the 4
   cards left start the rows, lowest card in row 0. A seat that fails to pick gets the
   lowest card on offer. 2 to 6 players.
 - ``variant="professional"``: a card goes to the closest of all ends that can take it

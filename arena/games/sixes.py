@@ -1,4 +1,4 @@
-"""Sixes as pure functions over an immutable state (RULES.md §2).
+"""Sixes as pure functions over an immutable state (docs/rules.md §2).
 
 A turn is a decision of one seat (kind ``"play"``): play a card, or pass when no card
 of the hand can be played. All 40 cards are dealt each round, so some seat can always
