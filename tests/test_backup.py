@@ -156,3 +156,26 @@ def test_check_names_each_problem_and_exits_non_zero(tmp_path: Path) -> None:
     garbage.write_bytes(b"not a database\n" * 100)
     bad = arena("check", "--db", str(garbage))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_once_serve_has_stopped_the_file_alone_holds_what_it_wrote(tmp_path: Path) -> None:
+    """`arena serve --submissions` writes (authors' submissions); stopped with SIGTERM, as a
+    service manager stops it, it leaves every submission in the file itself."""
+    from .conftest import serving
+    from .test_web_submissions import bot_folder
+
+    db = tmp_path / "arena.db"
+    token = arena("author", "add", "ada", "--db", str(db)).stdout.strip().splitlines()[-1]
+    with serving(db, extra=("--submissions",)) as url:
+        for version in ("1.0", "1.1"):
+            folder = bot_folder(tmp_path / version, "adabot", version)
+            sent = subprocess.run(
+                [ARENA, "submit", str(folder), "--server", url],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, "ARENA_TOKEN": token},
+            )
+            assert sent.returncode == 0, sent.stderr
+    assert rows(db, "SELECT name, version FROM submissions ORDER BY id") == [("adabot", "1.0"), ("adabot", "1.1")]
+    assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size == 0
