@@ -240,7 +240,7 @@ def test_a_running_tournament_is_not_deleted_and_a_killed_one_says_how_to_resume
         assert "status: interrupted" in text and "games: 1 of 4 (25%)" in text, text
         assert f"resume with: arena tournament run --resume --name busy --db {db}" in text, text
         bots = counts(db)["bots"]
-        assert "deleted tournament busy and its 1 games" in ok("tournament", "delete", "busy", "--yes", "--db", db)
+        assert "deleted tournament busy and its 1 game from" in ok("tournament", "delete", "busy", "--yes", "--db", db)
         assert counts(db) == {"games": 0, "game_seats": 0, "bots": bots, "tournaments": 0}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
