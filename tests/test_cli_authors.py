@@ -447,5 +447,9 @@ def test_a_class_is_added_from_a_file_with_its_tokens_written_once_to_a_private_
     assert "'ada' exists" in one_line_error(taken, 2) and not fresh.exists()
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT count(*) FROM authors WHERE name = 'dee'").fetchone() == (0,)
+    linked = tmp_path / "linked.txt"
+    linked.symlink_to(tmp_path / "elsewhere.txt")
+    through = arena("author", "add", "--from", str(names), "--tokens", str(linked), "--db", str(db))
+    assert "already exists" in one_line_error(through, 2) and not (tmp_path / "elsewhere.txt").exists()
     half = arena("author", "add", "--from", str(names), "--db", str(db))
     assert "--tokens" in one_line_error(half, 2)
