@@ -125,6 +125,11 @@ def test_a_backup_never_overwrites_and_names_a_missing_database(tmp_path: Path) 
     refused = arena("backup", str(tmp_path / "b.db"), "--db", str(db))
     assert refused.returncode == 2 and "never overwrites" in refused.stderr
     assert (tmp_path / "b.db").read_text() == "precious"
+    for nowhere in ("/proc/backup.db", str(tmp_path / "no" / "such" / "backup.db")):
+        failed = arena("backup", nowhere, "--db", str(db))
+        assert failed.returncode == 2 and "Traceback" not in failed.stderr, failed.stderr
+        assert len(failed.stderr.strip().splitlines()) == 1 and nowhere in failed.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["arena-bots", "arena.db", "b.db"], "no partial copy left"
 
 
 def test_check_names_each_problem_and_exits_non_zero(tmp_path: Path) -> None:

@@ -70,6 +70,8 @@ def backup(source: Path, dest: Path) -> Backup:
         raise StoreError(f"{dest}: its folder {dest.parent} does not exist")
     if Path(os.path.abspath(dest)) == Path(os.path.abspath(source)):
         raise StoreError(f"{dest}: is the database itself: name a new file")
+    if not os.access(dest.parent, os.W_OK | os.X_OK):
+        raise StoreError(f"{dest}: cannot write in its folder {dest.parent}: choose a folder you may write")
     store = Store(source, read_only=True)
     token = secrets.token_hex(4)
     partial = dest.with_name(f".{dest.name}.partial-{token}")
@@ -79,6 +81,12 @@ def backup(source: Path, dest: Path) -> Backup:
             try:
                 counts = _copy_once(store, partial, partial_bots)
                 break
+            except (sqlite3.Error, OSError) as exc:
+                reason = getattr(exc, "strerror", None) or str(exc)
+                raise StoreError(
+                    f"{dest}: cannot write the backup there ({reason}): check that {dest.parent} is writable and"
+                    f" has space ({source} is untouched)"
+                ) from None
             except _Vanished:
                 if attempt == ATTEMPTS - 1:
                     raise StoreError(
@@ -109,9 +117,10 @@ def _copy_once(store: Store, partial: Path, partial_bots: Path) -> tuple[int, in
     target = sqlite3.connect(partial, isolation_level=None)
     try:
         try:
-            store.db.backup(target)  # every page in one step: one consistent snapshot
-        except sqlite3.Error as exc:
+            store.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:  # the source's own failure, named as every store names it
             raise store._fault(exc) from None
+        store.db.backup(target)  # every page in one step: one consistent snapshot
         target.execute("PRAGMA journal_mode = DELETE")  # one file, no -wal beside it
         rows = target.execute("SELECT name, version, hash, path FROM bots ORDER BY id").fetchall()
         games = target.execute("SELECT count(*) FROM games").fetchone()[0]
