@@ -15,6 +15,7 @@ from .cli_authors import author_app, submit_cmd
 from .cli_cluster import scheduler, worker
 from .cli_common import (
     DEFAULT_DB,
+    FORMATS,
     GAME_HELP,
     SANDBOX_HELP,
     DbOption,
@@ -25,6 +26,7 @@ from .cli_common import (
     fail,
     game_settings,
     open_store,
+    print_table,
     user_errors,
     warn_about,
 )
@@ -34,7 +36,7 @@ from .cli_results import games_cmd, leaderboard_cmd
 from .cli_sandbox import check_games, open_sandbox, prepare
 from .cli_tournaments import tournament_app
 from .cli_web import serve
-from .text import shown
+from .text import json_shown, shown
 
 if TYPE_CHECKING:
     from .match import GameResult
@@ -400,17 +402,56 @@ def bot_add(
 
 
 @bot_app.command("list")
-def bot_list(db: DbOption = DEFAULT_DB) -> None:
-    """The bots stored in the database."""
+def bot_list(
+    db: DbOption = DEFAULT_DB,
+    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+) -> None:
+    """The bots stored in the database: the games each plays, and how many it has played."""
     with user_errors():
-        bots = open_store(db, read_only=True).list_bots()
-        table = Table(title=f"Bots in {db}")
-        for column in ("bot", "version", "language", "games", "hash", "added"):
-            table.add_column(column)
-        for b in bots:
-            cells = (b.name, b.version, b.language, ", ".join(b.games), b.hash[:12], b.added)
+        if format_ not in FORMATS:
+            fail(f"--format {format_!r}: choose table, json or csv")
+        store = open_store(db, read_only=True)
+        played = store.bot_game_counts()
+        rows: list[dict[str, Any]] = [
+            {
+                "bot": b.name,
+                "version": b.version,
+                "language": b.language,
+                "plays": b.games,
+                "games": played.get(b.id, 0),
+                "hash": b.hash,
+                "added": b.added,
+            }
+            for b in store.list_bots()
+        ]
+        if format_ == "json":
+            import json
+
+            print(json_shown(json.dumps(rows, indent=2, ensure_ascii=False)))
+            return
+        if format_ == "csv":
+            import csv
+            import io
+
+            out = io.StringIO()
+            writer = csv.DictWriter(out, fieldnames=BOT_COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows({**row, "plays": " ".join(row["plays"])} for row in rows)
+            print(shown(out.getvalue(), lines=True), end="")
+            return
+        table = Table(title=escape(f"Bots in {db}"))
+        for column in BOT_COLUMNS:
+            table.add_column(column, justify="right" if column == "games" else "left")
+        for row in rows:
+            cells = [str(row[c]) for c in BOT_COLUMNS]
+            cells[BOT_COLUMNS.index("plays")] = ", ".join(row["plays"])
+            cells[BOT_COLUMNS.index("hash")] = row["hash"][:12]
             table.add_row(*(escape(shown(cell)) for cell in cells))
-        console.print(table)
+        print_table(table)
+
+
+BOT_COLUMNS = ("bot", "version", "language", "plays", "games", "hash", "added")
+"""``arena bot list``'s columns: ``plays`` the games its bot.toml lists, ``games`` how many it played."""
 
 
 @bot_app.command("remove")

@@ -50,6 +50,41 @@ class TerminalConsole(Console):
                     segment = Segment(safe, segment.style)
             yield segment
 
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        """On a terminal (or with ``COLUMNS`` set), as rich prints. Into a file or a pipe,
+        nothing is wrapped or cut: a line stays one line (soft wrap), and a table or a
+        rule is laid out at its natural width, however wide, so a grep finds whole rows."""
+        if self.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+            super().print(*objects, **kwargs)
+            return
+        kwargs.setdefault("soft_wrap", True)
+        width = max((self._natural_width(o) for o in objects), default=0)
+        if width <= self.width:
+            super().print(*objects, **kwargs)
+            return
+        saved = self._width
+        self.width = width
+        try:
+            super().print(*objects, **kwargs)
+        finally:
+            self._width = saved
+
+    def _natural_width(self, renderable: Any) -> int:
+        """The columns ``renderable`` takes when nothing limits it (0: it fits any width,
+        as a text that wraps softly does)."""
+        from rich.cells import cell_len
+        from rich.measure import Measurement
+        from rich.rule import Rule
+
+        if isinstance(renderable, str | Text):
+            return 0
+        if isinstance(renderable, Rule):
+            title = renderable.title.plain if isinstance(renderable.title, Text) else str(renderable.title)
+            return cell_len(title) + 8 if title else 0
+        unbounded = 1_000_000
+        measured = Measurement.get(self, self.options.update(width=unbounded), renderable).maximum
+        return 0 if measured >= unbounded else measured
+
 
 console = TerminalConsole(highlight=False)
 err_console = TerminalConsole(stderr=True, highlight=False)
