@@ -26,6 +26,7 @@ from .cli_common import (
     fail,
     game_settings,
     open_store,
+    print_check,
     print_table,
     user_errors,
     warn_about,
@@ -344,19 +345,7 @@ def bot_check(
     from .bots import BotError, load_bot
 
     def show(check: Check) -> None:
-        label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
-        timing = f" [dim]· {check.timing}[/]" if check.timing else ""
-        name, detail = escape(shown(check.name)), escape(shown(check.detail))
-        console.print(f" {label}  [bold]{name}[/]  {detail}{timing}", soft_wrap=True)
-        evidence = [("sent", check.sent), ("got", check.got), ("expected", check.expected), ("fix", check.fix)]
-        if not check.ok and not check.skipped:
-            if check.stderr:
-                evidence.append(("stderr", shown(check.stderr, lines=True).replace("\n", "\n" + " " * 17)))
-            for key, value in evidence:
-                if value:
-                    console.print(f"        {key:<9}{escape(shown(value, lines=key == 'stderr'))}", soft_wrap=True)
-        if verbose and check.times_ms:
-            console.print("        [dim]ms: " + " ".join(f"{ms:.1f}" for ms in check.times_ms) + "[/]")
+        print_check(check, verbose)
 
     try:
         bot = load_bot(bot_dir)

@@ -26,6 +26,7 @@ from .text import shown
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from .botcheck import Check
     from .store import Store
 
 
@@ -279,6 +280,25 @@ def print_board(rows: list[Any], title: str) -> None:
             print_line(part)
         else:
             print_table(part)
+
+
+def print_check(check: Check, verbose: bool = False) -> None:
+    """One check of the conformance battery as ``arena bot check`` shows it, and ``arena
+    submit --wait`` for each check of a submission's report: its verdict, and for a
+    failure the evidence (sent, got, expected, fix, the bot's stderr), each through ``shown``."""
+    label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
+    timing = f" [dim]· {check.timing}[/]" if check.timing else ""
+    name, detail = escape(shown(check.name)), escape(shown(check.detail))
+    console.print(f" {label}  [bold]{name}[/]  {detail}{timing}", soft_wrap=True)
+    if not check.ok and not check.skipped:
+        evidence = [("sent", check.sent), ("got", check.got), ("expected", check.expected), ("fix", check.fix)]
+        if check.stderr:
+            evidence.append(("stderr", shown(check.stderr, lines=True).replace("\n", "\n" + " " * 17)))
+        for key, value in evidence:
+            if value:
+                console.print(f"        {key:<9}{escape(shown(value, lines=key == 'stderr'))}", soft_wrap=True)
+    if verbose and check.times_ms:
+        console.print("        [dim]ms: " + " ".join(f"{ms:.1f}" for ms in check.times_ms) + "[/]")
 
 
 def print_line(line: str) -> None:
