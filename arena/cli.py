@@ -25,9 +25,11 @@ from .cli_common import (
     err_console,
     fail,
     game_settings,
+    in_users_words,
     open_store,
     print_check,
     print_table,
+    remember_folder,
     user_errors,
     warn_about,
 )
@@ -40,6 +42,7 @@ from .cli_web import serve
 from .text import json_shown, shown
 
 if TYPE_CHECKING:
+    from .bots import Bot
     from .match import GameResult
 
 app = typer.Typer(
@@ -72,11 +75,12 @@ def standings(result: GameResult, labels: list[str]) -> Table:
 
 
 BotDirs = Annotated[
-    list[Path],
+    list[str],
     typer.Argument(
-        help="Bot folders (each with a bot.toml); a folder may sit more than once.",
+        help="Bot folders (each with a bot.toml), or bots stored in --db as NAME[:VERSION]; one may sit more"
+        " than once.",
         show_default=False,
-        metavar="BOT_DIR...",
+        metavar="BOT...",
     ),
 ]
 DISQUALIFIED_EXIT = 3
@@ -101,12 +105,14 @@ def play(
     strict: Annotated[
         bool, typer.Option(help=f"Exit {DISQUALIFIED_EXIT} on any fault, not only when a seat is disqualified.")
     ] = False,
+    db: Annotated[Path, typer.Option("--db", help="The database a stored bot named NAME[:VERSION] is read from.")] = (
+        DEFAULT_DB
+    ),
 ) -> None:
     """Play one game between bots and print each round and the final standings. Exit
     status 3 when a seat was disqualified (with --strict: when any seat had a fault)."""
     import trio
 
-    from .bots import load_bot
     from .catalog import get_game
     from .cli_live import LivePrinter
     from .match import MatchSpec, TimeLimits
@@ -114,7 +120,7 @@ def play(
     from .render import seat_labels
 
     with user_errors():
-        bots = [load_bot(d) for d in bot_dirs]
+        bots = [playing_bot(ref, db) for ref in bot_dirs]
         rules = get_game(game).rules
         check_games(bots, game)
         settings = game_settings(set_, variant, settings_file)
@@ -149,6 +155,32 @@ def play(
         why = f"arena replay {replay} --stderr" if replay else "--replay FILE, then arena replay FILE --stderr"
         err_console.print(f"{'; '.join(failed)}: exit {DISQUALIFIED_EXIT} (why: {why})", markup=False, soft_wrap=True)
         raise typer.Exit(DISQUALIFIED_EXIT)
+
+
+def playing_bot(ref: str, db: Path) -> Bot:
+    """A bot for ``arena play``: a folder, or, as tournaments take them, a bot stored in
+    ``db`` named ``NAME`` (its highest version) or ``NAME:VERSION``."""
+    from .bots import load_bot
+    from .store import StoreError
+
+    if Path(ref).is_dir() or "/" in ref or Path(ref).exists():
+        bot = load_bot(ref)
+        remember_folder(ref, bot.path)
+        return bot
+    if not db.exists():
+        fail(
+            f"{ref}: no such bot folder, and no database {db} to find a stored bot {ref!r} in: give the bot's folder,"
+            " or --db the database that stores it (`arena bot list --db FILE` shows its bots)"
+        )
+    try:
+        return open_store(db, read_only=True).get_bot(ref).load()
+    except StoreError as exc:
+        if not str(exc).startswith("no bot "):
+            raise
+        fail(
+            f"{ref}: no such bot folder, nor a bot stored in {db} under that name"
+            f" (`arena bot list --db {db}` shows them; --db names another database)"
+        )
 
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -235,9 +267,8 @@ def show_stderr(lines: list[Any], header: Any) -> None:
         for line in lines:
             if isinstance(line, FaultLine) and line.seat == seat:
                 fault = line.fault
-                console.print(
-                    f"[red]fault ({escape(shown(fault.kind))}):[/] {escape(shown(fault.message))}", soft_wrap=True
-                )
+                kind = escape(shown(fault.kind))
+                console.print(f"[red]fault ({kind}, {fault.where}):[/] {escape(shown(fault.message))}", soft_wrap=True)
                 if fault.line:
                     console.print(f"  its line: {escape(shown(fault.line))}", soft_wrap=True)
         text = shown(end.stderr[seat], lines=True) if isinstance(end, End) else ""
@@ -345,10 +376,12 @@ def bot_check(
     from .bots import BotError, load_bot
 
     def show(check: Check) -> None:
+        check.detail = in_users_words(check.detail)  # not the sandbox's copy of the folder
         print_check(check, verbose)
 
     try:
         bot = load_bot(bot_dir)
+        remember_folder(bot_dir, bot.path)
     except BotError as exc:
         show(Check("manifest", False, str(exc), fix="see docs/writing-a-bot.md for the manifest's fields"))
         raise typer.Exit(1) from None

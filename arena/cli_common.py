@@ -121,6 +121,48 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+_FOLDERS: list[tuple[str, Path]] = []
+"""The bot folders a command was given, as ``(as the user wrote it, the folder read)``."""
+_COPIES: dict[str, str] = {}
+"""Copies of those folders (a stored snapshot), by path: each the folder it copies."""
+
+
+def remember_folder(given: str | Path, folder: str | Path, *copies: str | Path) -> None:
+    """Bot folder ``given`` (read at ``folder``), and ``copies`` made of it (its stored
+    snapshot): an error about a copy names the user's folder instead (``in_users_words``)."""
+    _FOLDERS.append((str(given), Path(folder)))
+    for copy in copies:
+        if str(copy) != str(folder):
+            _COPIES[str(copy)] = str(given)
+
+
+def remember_folders(refs: list[str], stored: list[Any]) -> None:
+    """Of the bots a command named (``refs``, as ``stored``), the folders and their snapshots."""
+    for ref, bot in zip(refs, stored, strict=True):
+        if Path(ref).is_dir():
+            remember_folder(ref, Path(ref).resolve(), bot.path)
+
+
+def in_users_words(message: str) -> str:
+    """``message`` with each copy of a folder the user gave (its stored snapshot in
+    ``<db>-bots/``, the sealed copy the local sandbox runs) named as the user's folder:
+    a hash folder the user never made means nothing to them."""
+    copies = dict(_COPIES)
+    if "arena.sandbox.local" in sys.modules:  # a sandbox that made copies of its own
+        from .bots import BotError, load_bot
+        from .sandbox.base import StartError
+        from .sandbox.local import prepared_dir
+
+        for given, folder in _FOLDERS:
+            try:
+                copies.setdefault(str(prepared_dir(load_bot(folder))), given)
+            except (BotError, StartError, OSError, ValueError):
+                continue  # the folder is gone or unreadable now: its copy keeps its name
+    for copy in sorted(copies, key=len, reverse=True):
+        message = message.replace(copy, copies[copy])
+    return message
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """A user error raised inside becomes :func:`fail`'s line; Ctrl-C, a word that every
@@ -134,11 +176,11 @@ def user_errors() -> Iterator[None]:
             interrupted()
         user = group.subgroup(user_error_types())
         if user is not None:
-            fail(str(_first(user)))
+            fail(in_users_words(str(_first(user))))
         raise
     except Exception as exc:
         if isinstance(exc, user_error_types()):
-            fail(str(exc))
+            fail(in_users_words(str(exc)))
         raise
 
 
