@@ -412,7 +412,9 @@ class _Referee:
             if spec.game not in bot.manifest.games:
                 listed = ", ".join(bot.manifest.games) or "no game"
                 hint = f" (to play it, --game {bot.manifest.games[0]})" if bot.manifest.games else ""
-                raise MatchError(f"{bot.name} ({bot.path}) does not play {spec.game}: its bot.toml lists {listed}{hint}")
+                raise MatchError(
+                    f"{bot.name} ({bot.path}) does not play {spec.game}: its bot.toml lists {listed}{hint}"
+                )
         self.seat_count = len(spec.games[0].seats)
         for g in spec.games:
             if len(g.seats) != self.seat_count or sorted(g.seats) != list(range(len(spec.bots))):
