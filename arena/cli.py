@@ -267,8 +267,8 @@ def show_stderr(lines: list[Any], header: Any) -> None:
         for line in lines:
             if isinstance(line, FaultLine) and line.seat == seat:
                 fault = line.fault
-                kind = escape(shown(fault.kind))
-                console.print(f"[red]fault ({kind}, {fault.where}):[/] {escape(shown(fault.message))}", soft_wrap=True)
+                about = escape(shown(fault.kind)) + (f", {fault.where}" if fault.where else "")
+                console.print(f"[red]fault ({about}):[/] {escape(shown(fault.message))}", soft_wrap=True)
                 if fault.line:
                     console.print(f"  its line: {escape(shown(fault.line))}", soft_wrap=True)
         text = shown(end.stderr[seat], lines=True) if isinstance(end, End) else ""

@@ -685,7 +685,7 @@ class _Referee:
             player = seat.player
             if player.dead is not None:  # its start failed, or it is out of the match
                 fault = player.start_fault if player.start_fault is not None and not player.out else player.out_fault()
-                self._record_fault(seat, seat_no, fault, replay)
+                self._record_fault(seat, seat_no, msgspec.structs.replace(fault, round=0, turn=0), replay)
                 seat.disqualified = True
             player.outbox.queue(encode(NewGame(game_no, seat_no, players, self.settings_dict)))
         state, events = game.start(self.settings, players, game_spec.seed)

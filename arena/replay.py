@@ -41,16 +41,19 @@ class Fault(msgspec.Struct, frozen=True):
     stderr: str | None = None
     """The tail of the bot's stderr when it happened."""
     round: int | None = None
-    """The round (from 1) of the decision it happened in; None before the game's first
-    decision (a bot that did not start) or in a game that counts no rounds."""
+    """The round (from 1) of the decision it happened in; 0 for a fault of the start-up
+    (a bot that did not start); None where unknown (a replay made before it was logged,
+    a game whose state counts no rounds)."""
     turn: int | None = None
-    """The turn of that round (from 1), as the game counts them."""
+    """The turn of that round (from 1), as the game counts them (0 at start-up)."""
 
     @property
     def where(self) -> str:
-        """``round 2, turn 4``; ``before the first move`` for a fault of the start."""
+        """``round 2, turn 4``; ``at start-up``; empty where it is not known."""
         if self.round is None:
-            return "before the first move"
+            return ""
+        if self.round == 0:
+            return "at start-up"
         return f"round {self.round}" + ("" if self.turn is None else f", turn {self.turn}")
 
 

@@ -332,6 +332,7 @@ async def test_a_bot_silent_at_hello_fails_its_start_at_the_start_up_limit(
     began = trio.current_time()
     result = await play_match(spec, sandbox, inbox=MemoryInbox())
     assert faults_of(result, 0)[0].message == "no hello answer within 2000 ms of start"
+    assert faults_of(result, 0)[0].where == "at start-up"
     assert result.games[0].statuses[0].status == "disqualified" and result.games[0].ranks == [2, 1]
     assert trio.current_time() - began == pytest.approx(2.0), "the game starts at the limit, not later"
 

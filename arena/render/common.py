@@ -132,7 +132,8 @@ def note_lines(notes: Sequence[Note], letters: Sequence[str]) -> list[Text]:
         who = letters[note.seat]
         match note:
             case FaultLine(fault=fault):
-                out.append(Text(f"  ! {who} {fault.kind} ({fault.where}): {shown(fault.message)}", style="red"))
+                where = f" ({fault.where})" if fault.where else ""
+                out.append(Text(f"  ! {who} {fault.kind}{where}: {shown(fault.message)}", style="red"))
                 if fault.line:
                     out.append(Text(f"      sent: {shown(fault.line)}", style="dim"))
             case DroppedLine(line=line, reason=reason):
