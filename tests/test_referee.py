@@ -607,6 +607,11 @@ async def test_a_timeout_that_empties_the_bank_says_so_and_names_its_round_and_t
             round_no, turn, _ = next((r, t, i) for r, t, i in reveals if i > index)
             assert (line.fault.round, line.fault.turn) <= (round_no, turn), "the turn being decided"
 
+    from arena.web.viewer import frames
+
+    banks_shown = [f["bank_texts"] for f in frames(replay, "slow")["frames"] if f.get("bank_texts")]
+    assert banks_shown[0] == ["9.70 s", "10.20 s"] and ["0 (spent)", "10.20 s"] in banks_shown, "the web viewer's field"
+
     path = tmp_path / "slow.jsonl"
     replay_files.write(path, replay)
     arena = str(Path(sys.executable).parent / "arena")
