@@ -15,6 +15,7 @@ from .cli_authors import author_app, submit_cmd
 from .cli_cluster import scheduler, worker
 from .cli_common import (
     DEFAULT_DB,
+    FORMATS,
     GAME_HELP,
     SANDBOX_HELP,
     DbOption,
@@ -24,7 +25,11 @@ from .cli_common import (
     err_console,
     fail,
     game_settings,
+    in_users_words,
     open_store,
+    print_check,
+    print_table,
+    remember_folder,
     user_errors,
     warn_about,
 )
@@ -35,9 +40,10 @@ from .cli_sandbox import check_games, open_sandbox, prepare
 from .cli_tournaments import tournament_app
 from .cli_upkeep import backup_cmd, check_cmd
 from .cli_web import serve
-from .text import shown
+from .text import json_shown, shown
 
 if TYPE_CHECKING:
+    from .bots import Bot
     from .match import GameResult
 
 app = typer.Typer(
@@ -70,11 +76,12 @@ def standings(result: GameResult, labels: list[str]) -> Table:
 
 
 BotDirs = Annotated[
-    list[Path],
+    list[str],
     typer.Argument(
-        help="Bot folders (each with a bot.toml); a folder may sit more than once.",
+        help="Bot folders (each with a bot.toml), or bots stored in --db as NAME[:VERSION]; one may sit more"
+        " than once.",
         show_default=False,
-        metavar="BOT_DIR...",
+        metavar="BOT...",
     ),
 ]
 DISQUALIFIED_EXIT = 3
@@ -99,12 +106,14 @@ def play(
     strict: Annotated[
         bool, typer.Option(help=f"Exit {DISQUALIFIED_EXIT} on any fault, not only when a seat is disqualified.")
     ] = False,
+    db: Annotated[Path, typer.Option("--db", help="The database a stored bot named NAME[:VERSION] is read from.")] = (
+        DEFAULT_DB
+    ),
 ) -> None:
     """Play one game between bots and print each round and the final standings. Exit
     status 3 when a seat was disqualified (with --strict: when any seat had a fault)."""
     import trio
 
-    from .bots import load_bot
     from .catalog import get_game
     from .cli_live import LivePrinter
     from .match import MatchSpec, TimeLimits
@@ -114,7 +123,7 @@ def play(
 
     sigterm_as_ctrl_c()  # Ctrl-C and SIGTERM stop it as they stop a tournament: every bot, exit 130
     with user_errors():
-        bots = [load_bot(d) for d in bot_dirs]
+        bots = [playing_bot(ref, db) for ref in bot_dirs]
         rules = get_game(game).rules
         check_games(bots, game)
         settings = game_settings(set_, variant, settings_file)
@@ -149,6 +158,32 @@ def play(
         why = f"arena replay {replay} --stderr" if replay else "--replay FILE, then arena replay FILE --stderr"
         err_console.print(f"{'; '.join(failed)}: exit {DISQUALIFIED_EXIT} (why: {why})", markup=False, soft_wrap=True)
         raise typer.Exit(DISQUALIFIED_EXIT)
+
+
+def playing_bot(ref: str, db: Path) -> Bot:
+    """A bot for ``arena play``: a folder, or, as tournaments take them, a bot stored in
+    ``db`` named ``NAME`` (its highest version) or ``NAME:VERSION``."""
+    from .bots import load_bot
+    from .store import StoreError
+
+    if Path(ref).is_dir() or "/" in ref or Path(ref).exists():
+        bot = load_bot(ref)
+        remember_folder(ref, bot.path)
+        return bot
+    if not db.exists():
+        fail(
+            f"{ref}: no such bot folder, and no database {db} to find a stored bot {ref!r} in: give the bot's folder,"
+            " or --db the database that stores it (`arena bot list --db FILE` shows its bots)"
+        )
+    try:
+        return open_store(db, read_only=True).get_bot(ref).load()
+    except StoreError as exc:
+        if not str(exc).startswith("no bot "):
+            raise
+        fail(
+            f"{ref}: no such bot folder, nor a bot stored in {db} under that name"
+            f" (`arena bot list --db {db}` shows them; --db names another database)"
+        )
 
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
@@ -235,9 +270,8 @@ def show_stderr(lines: list[Any], header: Any) -> None:
         for line in lines:
             if isinstance(line, FaultLine) and line.seat == seat:
                 fault = line.fault
-                console.print(
-                    f"[red]fault ({escape(shown(fault.kind))}):[/] {escape(shown(fault.message))}", soft_wrap=True
-                )
+                about = escape(shown(fault.kind)) + (f", {fault.where}" if fault.where else "")
+                console.print(f"[red]fault ({about}):[/] {escape(shown(fault.message))}", soft_wrap=True)
                 if fault.line:
                     console.print(f"  its line: {escape(shown(fault.line))}", soft_wrap=True)
         text = shown(end.stderr[seat], lines=True) if isinstance(end, End) else ""
@@ -350,22 +384,12 @@ def bot_check(
     sigterm_as_ctrl_c()
 
     def show(check: Check) -> None:
-        label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
-        timing = f" [dim]· {check.timing}[/]" if check.timing else ""
-        name, detail = escape(shown(check.name)), escape(shown(check.detail))
-        console.print(f" {label}  [bold]{name}[/]  {detail}{timing}", soft_wrap=True)
-        evidence = [("sent", check.sent), ("got", check.got), ("expected", check.expected), ("fix", check.fix)]
-        if not check.ok and not check.skipped:
-            if check.stderr:
-                evidence.append(("stderr", shown(check.stderr, lines=True).replace("\n", "\n" + " " * 17)))
-            for key, value in evidence:
-                if value:
-                    console.print(f"        {key:<9}{escape(shown(value, lines=key == 'stderr'))}", soft_wrap=True)
-        if verbose and check.times_ms:
-            console.print("        [dim]ms: " + " ".join(f"{ms:.1f}" for ms in check.times_ms) + "[/]")
+        check.detail = in_users_words(check.detail)  # not the sandbox's copy of the folder
+        print_check(check, verbose)
 
     try:
         bot = load_bot(bot_dir)
+        remember_folder(bot_dir, bot.path)
     except BotError as exc:
         show(Check("manifest", False, str(exc), fix="see docs/writing-a-bot.md for the manifest's fields"))
         raise typer.Exit(1) from None
@@ -408,17 +432,56 @@ def bot_add(
 
 
 @bot_app.command("list")
-def bot_list(db: DbOption = DEFAULT_DB) -> None:
-    """The bots stored in the database."""
+def bot_list(
+    db: DbOption = DEFAULT_DB,
+    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+) -> None:
+    """The bots stored in the database: the games each plays, and how many it has played."""
     with user_errors():
-        bots = open_store(db, read_only=True).list_bots()
-        table = Table(title=f"Bots in {db}")
-        for column in ("bot", "version", "language", "games", "hash", "added"):
-            table.add_column(column)
-        for b in bots:
-            cells = (b.name, b.version, b.language, ", ".join(b.games), b.hash[:12], b.added)
+        if format_ not in FORMATS:
+            fail(f"--format {format_!r}: choose table, json or csv")
+        store = open_store(db, read_only=True)
+        played = store.bot_game_counts()
+        rows: list[dict[str, Any]] = [
+            {
+                "bot": b.name,
+                "version": b.version,
+                "language": b.language,
+                "plays": b.games,
+                "games": played.get(b.id, 0),
+                "hash": b.hash,
+                "added": b.added,
+            }
+            for b in store.list_bots()
+        ]
+        if format_ == "json":
+            import json
+
+            print(json_shown(json.dumps(rows, indent=2, ensure_ascii=False)))
+            return
+        if format_ == "csv":
+            import csv
+            import io
+
+            out = io.StringIO()
+            writer = csv.DictWriter(out, fieldnames=BOT_COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows({**row, "plays": " ".join(row["plays"])} for row in rows)
+            print(shown(out.getvalue(), lines=True), end="")
+            return
+        table = Table(title=escape(f"Bots in {db}"))
+        for column in BOT_COLUMNS:
+            table.add_column(column, justify="right" if column == "games" else "left")
+        for row in rows:
+            cells = [str(row[c]) for c in BOT_COLUMNS]
+            cells[BOT_COLUMNS.index("plays")] = ", ".join(row["plays"])
+            cells[BOT_COLUMNS.index("hash")] = row["hash"][:12]
             table.add_row(*(escape(shown(cell)) for cell in cells))
-        console.print(table)
+        print_table(table)
+
+
+BOT_COLUMNS = ("bot", "version", "language", "plays", "games", "hash", "added")
+"""``arena bot list``'s columns: ``plays`` the games its bot.toml lists, ``games`` how many it played."""
 
 
 @bot_app.command("remove")

@@ -14,7 +14,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .cli_common import DEFAULT_DB, DbOption, console, err_console, fail, open_store, print_table, user_errors
+from .cli_common import (
+    DEFAULT_DB,
+    DbOption,
+    console,
+    err_console,
+    fail,
+    open_store,
+    print_check,
+    print_table,
+    user_errors,
+)
 from .text import shown
 
 author_app = typer.Typer(help="Authors: who may submit bots to `arena serve --submissions`.", no_args_is_help=True)
@@ -304,6 +314,28 @@ def _printable(text: str, cap: int = 200) -> str:
     return " ".join(shown.split())[:cap]
 
 
+def reported_check(entry: dict[str, Any]) -> Any:
+    """A check of a submission's report (the server's JSON, ``pipeline.report_of``) as
+    the battery's own ``Check``, for the one renderer; a field of the wrong type is empty."""
+    from .botcheck import Check
+
+    def text(key: str) -> str:
+        value = entry.get(key)
+        return value if isinstance(value, str) else ""
+
+    return Check(
+        name=text("name"),
+        ok=entry.get("ok") is True,
+        detail=text("detail"),
+        sent=text("sent"),
+        got=text("got"),
+        expected=text("expected"),
+        fix=text("fix"),
+        stderr=text("stderr"),
+        skipped=entry.get("skipped") is True,
+    )
+
+
 def _wait(base: str, token: str, submission_id: int) -> None:
     """Follow the submission until it is active or rejected; exit 1 when rejected, with
     each failed check's evidence. The report quotes the bot (its lines, its stderr, its
@@ -323,11 +355,7 @@ def _wait(base: str, token: str, submission_id: int) -> None:
     checks = report.get("checks")
     for check in checks if isinstance(checks, list) else []:
         if isinstance(check, dict) and not check.get("ok") and not check.get("skipped"):
-            console.print(shown(f"FAIL {check.get('name')}: {check.get('detail')}"), markup=False, soft_wrap=True)
-            for key in ("sent", "got", "expected", "fix", "stderr"):
-                if check.get(key):
-                    value = shown(str(check[key]), lines=key == "stderr").replace("\n", "\n" + " " * 12)
-                    console.print(f"  {key:<9} {value}", markup=False, soft_wrap=True)
+            print_check(reported_check(check))
     if report.get("error"):
         console.print(shown(str(report["error"]), lines=True), markup=False, soft_wrap=True)
     if state == "rejected":

@@ -26,6 +26,7 @@ from .text import shown
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from .botcheck import Check
     from .store import Store
 
 
@@ -49,6 +50,41 @@ class TerminalConsole(Console):
                 if safe is not segment.text:
                     segment = Segment(safe, segment.style)
             yield segment
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        """On a terminal (or with ``COLUMNS`` set), as rich prints. Into a file or a pipe,
+        nothing is wrapped or cut: a line stays one line (soft wrap), and a table or a
+        rule is laid out at its natural width, however wide, so a grep finds whole rows."""
+        if self.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+            super().print(*objects, **kwargs)
+            return
+        kwargs.setdefault("soft_wrap", True)
+        width = max((self._natural_width(o) for o in objects), default=0)
+        if width <= self.width:
+            super().print(*objects, **kwargs)
+            return
+        saved = self._width
+        self.width = width
+        try:
+            super().print(*objects, **kwargs)
+        finally:
+            self._width = saved
+
+    def _natural_width(self, renderable: Any) -> int:
+        """The columns ``renderable`` takes when nothing limits it (0: it fits any width,
+        as a text that wraps softly does)."""
+        from rich.cells import cell_len
+        from rich.measure import Measurement
+        from rich.rule import Rule
+
+        if isinstance(renderable, str | Text):
+            return 0
+        if isinstance(renderable, Rule):
+            title = renderable.title.plain if isinstance(renderable.title, Text) else str(renderable.title)
+            return cell_len(title) + 8 if title else 0
+        unbounded = 1_000_000
+        measured = Measurement.get(self, self.options.update(width=unbounded), renderable).maximum
+        return 0 if measured >= unbounded else measured
 
 
 console = TerminalConsole(highlight=False)
@@ -85,6 +121,48 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+_FOLDERS: list[tuple[str, Path]] = []
+"""The bot folders a command was given, as ``(as the user wrote it, the folder read)``."""
+_COPIES: dict[str, str] = {}
+"""Copies of those folders (a stored snapshot), by path: each the folder it copies."""
+
+
+def remember_folder(given: str | Path, folder: str | Path, *copies: str | Path) -> None:
+    """Bot folder ``given`` (read at ``folder``), and ``copies`` made of it (its stored
+    snapshot): an error about a copy names the user's folder instead (``in_users_words``)."""
+    _FOLDERS.append((str(given), Path(folder)))
+    for copy in copies:
+        if str(copy) != str(folder):
+            _COPIES[str(copy)] = str(given)
+
+
+def remember_folders(refs: list[str], stored: list[Any]) -> None:
+    """Of the bots a command named (``refs``, as ``stored``), the folders and their snapshots."""
+    for ref, bot in zip(refs, stored, strict=True):
+        if Path(ref).is_dir():
+            remember_folder(ref, Path(ref).resolve(), bot.path)
+
+
+def in_users_words(message: str) -> str:
+    """``message`` with each copy of a folder the user gave (its stored snapshot in
+    ``<db>-bots/``, the sealed copy the local sandbox runs) named as the user's folder:
+    a hash folder the user never made means nothing to them."""
+    copies = dict(_COPIES)
+    if "arena.sandbox.local" in sys.modules:  # a sandbox that made copies of its own
+        from .bots import BotError, load_bot
+        from .sandbox.base import StartError
+        from .sandbox.local import prepared_dir
+
+        for given, folder in _FOLDERS:
+            try:
+                copies.setdefault(str(prepared_dir(load_bot(folder))), given)
+            except (BotError, StartError, OSError, ValueError):
+                continue  # the folder is gone or unreadable now: its copy keeps its name
+    for copy in sorted(copies, key=len, reverse=True):
+        message = message.replace(copy, copies[copy])
+    return message
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """A user error raised inside becomes :func:`fail`'s line; Ctrl-C, a word that every
@@ -98,11 +176,11 @@ def user_errors() -> Iterator[None]:
             interrupted()
         user = group.subgroup(user_error_types())
         if user is not None:
-            fail(str(_first(user)))
+            fail(in_users_words(str(_first(user))))
         raise
     except Exception as exc:
         if isinstance(exc, user_error_types()):
-            fail(str(exc))
+            fail(in_users_words(str(exc)))
         raise
 
 
@@ -270,6 +348,25 @@ def print_board(rows: list[Any], title: str) -> None:
             print_line(part)
         else:
             print_table(part)
+
+
+def print_check(check: Check, verbose: bool = False) -> None:
+    """One check of the conformance battery as ``arena bot check`` shows it, and ``arena
+    submit --wait`` for each check of a submission's report: its verdict, and for a
+    failure the evidence (sent, got, expected, fix, the bot's stderr), each through ``shown``."""
+    label = "[yellow]SKIP[/]" if check.skipped else "[green]PASS[/]" if check.ok else "[bold red]FAIL[/]"
+    timing = f" [dim]· {check.timing}[/]" if check.timing else ""
+    name, detail = escape(shown(check.name)), escape(shown(check.detail))
+    console.print(f" {label}  [bold]{name}[/]  {detail}{timing}", soft_wrap=True)
+    if not check.ok and not check.skipped:
+        evidence = [("sent", check.sent), ("got", check.got), ("expected", check.expected), ("fix", check.fix)]
+        if check.stderr:
+            evidence.append(("stderr", shown(check.stderr, lines=True).replace("\n", "\n" + " " * 17)))
+        for key, value in evidence:
+            if value:
+                console.print(f"        {key:<9}{escape(shown(value, lines=key == 'stderr'))}", soft_wrap=True)
+    if verbose and check.times_ms:
+        console.print("        [dim]ms: " + " ".join(f"{ms:.1f}" for ms in check.times_ms) + "[/]")
 
 
 def print_line(line: str) -> None:

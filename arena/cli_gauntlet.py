@@ -39,6 +39,7 @@ from .cli_common import (
     game_settings,
     open_store,
     print_table,
+    remember_folders,
     user_errors,
 )
 from .league import DEFAULT_MAX_GAMES
@@ -258,6 +259,7 @@ def create(
     refs = [new, *opponents]
     check_games([load_bot(ref) if Path(ref).is_dir() else store.get_bot(ref).load() for ref in refs], game)
     stored = [store.resolve_bot(ref) for ref in refs]  # folders are stored now, and only now
+    remember_folders(refs, stored)
     config = TournamentConfig([b.ref for b in stored], table_size, rounds, limits)
     spec = GauntletSpec(None if test is None else asdict(test), max_games if test is not None else None)
     name = name or f"gauntlet-{dt.datetime.now():%Y%m%d-%H%M%S}"

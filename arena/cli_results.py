@@ -151,6 +151,26 @@ def games_cmd(
             metavar="NAME[:VERSION]",
         ),
     ] = None,
+    opponent: Annotated[
+        str | None,
+        typer.Option(
+            help="Only the games --bot played against this bot (NAME is its highest version).",
+            metavar="NAME[:VERSION]",
+        ),
+    ] = None,
+    board: Annotated[
+        str | None,
+        typer.Option(help="Only this board: GAME/VARIANT, e.g. nimmt/standard (nimmt alone: its standard board)."),
+    ] = None,
+    faults: Annotated[
+        bool, typer.Option("--faults", help="Only games where a seat faulted (that of --bot when it is given).")
+    ] = False,
+    date_from: Annotated[
+        str | None, typer.Option("--from", help="Only games started on this day (UTC) or after.", metavar="YYYY-MM-DD")
+    ] = None,
+    date_to: Annotated[
+        str | None, typer.Option("--to", help="Only games started on this day (UTC) or before.", metavar="YYYY-MM-DD")
+    ] = None,
     limit: Annotated[int, typer.Option(help="At most this many.", min=1)] = 50,
     offset: Annotated[int, typer.Option(help="Skip this many first.", min=0)] = 0,
     format_: Annotated[
@@ -158,22 +178,24 @@ def games_cmd(
     ] = "table",
     newest: Annotated[bool, typer.Option("--newest", help="Newest first (--limit then keeps the newest).")] = False,
 ) -> None:
-    """List stored games, oldest first, or newest first with --newest (`arena replay GAME_ID` shows one)."""
+    """List stored games, oldest first, or newest first with --newest (`arena replay GAME_ID`
+    shows one), filtered as the web's games page filters them."""
+    from .web.games_query import GamesAsked
+
     with user_errors():
         if format_ not in FORMATS:
             fail(f"--format {format_!r}: choose table, json or csv")
+        if opponent is not None and bot is None:
+            fail(f"--opponent {opponent}: give --bot as well (the games both played)")
         store = open_store(db, read_only=True)
-        tournament_id = None
-        if tournament is not None:
-            found = store.get_tournament(tournament)
-            if found is None:
-                known = ", ".join(store.tournament_names()) or "none"
-                fail(f"no tournament {tournament!r} in {db} (there are: {known})")
-            tournament_id = found.id
-        if bot is None:
-            games = store.find_games(tournament_id, None, limit, offset, newest_first=newest)
-        else:
-            games = games_of_bot(store, bot, tournament_id, limit, offset, newest)
+        if tournament is not None and store.get_tournament(tournament) is None:
+            known = ", ".join(store.tournament_names()) or "none"
+            fail(f"no tournament {tournament!r} in {db} (there are: {known})")
+        for ref in (bot, opponent):
+            if ref is not None:
+                store.get_bot(ref)  # not stored: its error, naming the database
+        asked = GamesAsked(tournament, bot, opponent, board, faults, date_from, date_to)
+        games, total = games_page(store, asked, limit, offset, newest)
         if format_ == "json":
             import msgspec
 
@@ -182,7 +204,18 @@ def games_cmd(
         if format_ == "csv":
             print(shown(games_csv(games), lines=True), end="")
             return
-        scope = (f", tournament {tournament}" if tournament else "") + (f", bot {bot}" if bot else "")
+        scope = "".join(
+            f", {label} {value}"
+            for label, value in (
+                ("tournament", tournament),
+                ("bot", bot),
+                ("opponent", opponent),
+                ("board", board),
+                ("from", date_from),
+                ("to", date_to),
+            )
+            if value
+        ) + (", with faults" if faults else "")
         table = Table(title=escape(f"Games in {db}{scope}"))
         nodes = any(g.node for g in games)  # games stored before nodes were recorded have none
         for column in ("id", "tournament", "match", "deal", "rounds", "seats (score, rank)", "started"):
@@ -199,20 +232,46 @@ def games_cmd(
             table.add_row(*row, *([escape(shown(g.node))] if nodes else []))
         print_table(table)
         if not games:
-            err_console.print("no games stored" + escape(scope.replace(",", " for", 1)))
+            err_console.print("no games stored" + escape(f" ({scope.removeprefix(', ')})" if scope else ""))
+        if len(games) < total:
+            first = f" from the {offset + 1}{ordinal_suffix(offset + 1)}" if offset else ""
+            print_line(f"{len(games)} of {total} games{first}; --limit to see more")
 
 
-def games_of_bot(
-    store: Store, ref: str, tournament_id: int | None, limit: int, offset: int, newest: bool = False
-) -> list[Any]:
-    """A page of the games of stored bot ``ref``: ``NAME:VERSION``, or every version of
-    ``NAME``; oldest first, or ``newest`` first."""
-    if ":" in ref:
-        ids = [store.get_bot(ref).id]
-    else:
-        ids = [b.id for b in store.list_bots() if b.name == ref] or [store.get_bot(ref).id]  # none: its error
-    pages = {g.id: g for i in ids for g in store.find_games(tournament_id, i, limit + offset, 0, newest_first=newest)}
-    return [pages[i] for i in sorted(pages, reverse=newest)][offset : offset + limit]
+def ordinal_suffix(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def games_page(store: Store, asked: Any, limit: int, offset: int, newest: bool) -> tuple[list[Any], int]:
+    """A page of the games ``asked`` for (``web.games_query.GamesAsked``), through the
+    web's own filter (``web.pages.games_filter``), and how many there are in all. A
+    ``bot`` named without its version means every version of it: their pages are merged,
+    and a game two versions played is counted once (the count is exact unless three
+    versions of the bot, or two and the opponent asked for, sat in one game)."""
+    import msgspec
+
+    from .web.data import WebError
+    from .web.pages import games_filter
+
+    refs: list[str | None] = [asked.bot]
+    if asked.bot is not None and ":" not in asked.bot:
+        refs = [b.ref for b in store.list_bots() if b.name == asked.bot] or refs
+    try:
+        wheres = [games_filter(store, msgspec.structs.replace(asked, bot=ref)) for ref in refs]
+    except WebError as exc:
+        fail(f"--{exc.message}")
+    if len(wheres) == 1:
+        where = wheres[0]
+        total = store.count_games_of(where=where)
+        games = store.find_games(limit=limit, offset=offset, newest_first=newest, where=where) if offset < total else []
+        return games, total
+    pages = {g.id: g for w in wheres for g in store.find_games(limit=limit + offset, newest_first=newest, where=w)}
+    games = [pages[i] for i in sorted(pages, reverse=newest)][offset : offset + limit]
+    total = sum(store.count_games_of(where=w) for w in wheres)
+    for i, w in enumerate(wheres if asked.opponent is None else []):
+        for other in wheres[i + 1 :]:
+            total -= store.count_games_of(where=msgspec.structs.replace(w, opponent_id=other.bot_id))
+    return games, total
 
 
 def games_csv(games: list[Any]) -> str:

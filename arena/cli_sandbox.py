@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from .cli_common import err_console, fail
+from .cli_common import err_console, fail, in_users_words
 
 if TYPE_CHECKING:
     from .bots import Bot
@@ -23,7 +23,8 @@ def check_games(bots: list[Bot], game: str) -> None:
     for bot in bots:
         if game not in bot.manifest.games:
             listed = ", ".join(bot.manifest.games) or "no game"
-            fail(f"{bot.path}: {bot.name} does not play {game} (its bot.toml lists {listed})")
+            hint = f": to play it, --game {bot.manifest.games[0]}" if bot.manifest.games else ""
+            fail(in_users_words(f"{bot.path}: {bot.name} does not play {game} (its bot.toml lists {listed}){hint}"))
 
 
 def open_sandbox(name: str) -> Sandbox:

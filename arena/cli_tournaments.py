@@ -40,6 +40,7 @@ from .cli_common import (
     open_store,
     print_board,
     print_table,
+    remember_folders,
     user_errors,
 )
 from .league import deals_of, resume_command
@@ -142,6 +143,7 @@ def tournament_run(
             if len(bots) < 2:
                 fail("a tournament needs at least 2 bots")
             stored = [store.resolve_bot(b) for b in bots]
+            remember_folders(bots, stored)
             refs = [b.ref for b in stored]
             if len(set(refs)) != len(refs):
                 fail(f"a bot is named twice: {', '.join(refs)}")

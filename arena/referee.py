@@ -57,6 +57,7 @@ from .replay import (
     SeatInfo,
     SeatStatus,
     final_ranks,
+    round_and_turn,
 )
 from .sandbox.base import BotGone, BotProcess, Sandbox, StartError
 from .sandbox.framing import EndOfStream
@@ -193,6 +194,8 @@ class _Clock:
     def __init__(self, move_ms: int, bank_ms: int) -> None:
         self.move_ms = move_ms
         self.bank_ms = bank_ms
+        self.bank_start_ms = bank_ms
+        """The bank the game began with."""
 
     def limit_ms(self) -> int:
         """The most the next move may take."""
@@ -208,6 +211,24 @@ class _Clock:
 
     def run_out(self) -> None:
         self.bank_ms = 0
+
+
+def timeout_message(request_id: int, clock: _Clock) -> str:
+    """Why a request timed out, saying what the time bank did: a timeout that used up
+    what was left of it, or one at the move limit alone because it was spent already."""
+    said = f"no answer to request {request_id} within {clock.limit_ms()} ms"
+    if clock.bank_start_ms <= 0:
+        return said  # a game without a bank: the move limit is all there is
+    bank = _duration(clock.bank_start_ms)
+    if clock.bank_ms > 0:
+        left = f"{clock.move_ms} ms a move + the {clock.bank_ms} ms left of the {bank} time bank"
+        return f"{said} ({left}): the bank is now spent"
+    return f"{said}: the time bank ({bank}) is spent"
+
+
+def _duration(ms: int) -> str:
+    """``10 s``, ``1.5 s``, ``120 ms``."""
+    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms} ms"
 
 
 class _Seat:
@@ -390,7 +411,10 @@ class _Referee:
         for bot in spec.bots:
             if spec.game not in bot.manifest.games:
                 listed = ", ".join(bot.manifest.games) or "no game"
-                raise MatchError(f"{bot.name} ({bot.path}) does not play {spec.game}: its bot.toml lists {listed}")
+                hint = f" (to play it, --game {bot.manifest.games[0]})" if bot.manifest.games else ""
+                raise MatchError(
+                    f"{bot.name} ({bot.path}) does not play {spec.game}: its bot.toml lists {listed}{hint}"
+                )
         self.seat_count = len(spec.games[0].seats)
         for g in spec.games:
             if len(g.seats) != self.seat_count or sorted(g.seats) != list(range(len(spec.bots))):
@@ -661,7 +685,7 @@ class _Referee:
             player = seat.player
             if player.dead is not None:  # its start failed, or it is out of the match
                 fault = player.start_fault if player.start_fault is not None and not player.out else player.out_fault()
-                self._record_fault(seat, seat_no, fault, replay)
+                self._record_fault(seat, seat_no, msgspec.structs.replace(fault, round=0, turn=0), replay)
                 seat.disqualified = True
             player.outbox.queue(encode(NewGame(game_no, seat_no, players, self.settings_dict)))
         state, events = game.start(self.settings, players, game_spec.seed)
@@ -706,10 +730,12 @@ class _Referee:
             if turn.asks:
                 await self._collect(turn, seats, replay)
                 self._time_out(turn, seats)
+        round_no, turn_no = round_and_turn(state)
         for move in turn.moves:
             seat = seats[move.seat_no]
             if move.fault is not None:
-                self._record_fault(seat, move.seat_no, move.fault, replay)
+                fault = msgspec.structs.replace(move.fault, round=round_no, turn=turn_no)
+                self._record_fault(seat, move.seat_no, fault, replay)
         defaulted = [m.fault is not None or seats[m.seat_no].disqualified and m.answer is None for m in turn.moves]
         answers = [
             self.game.default(state, m.seat_no) if default else m.answer
@@ -717,7 +743,8 @@ class _Referee:
         ]
         wall = [m.wall_ms for m in turn.moves]
         cpu = [m.cpu_ms for m in turn.moves]
-        return DecisionLine(decision.kind, list(decision.seats), answers, wall, cpu, defaulted)
+        banks = [seats[m.seat_no].clock.bank_ms for m in turn.moves]
+        return DecisionLine(decision.kind, list(decision.seats), answers, wall, cpu, defaulted, banks)
 
     async def _ask(self, state: Any, turn: _Turn, move: _Move, seats: Sequence[_Seat], replay: _ReplayWriter) -> None:
         """Send one seat its request (and what is queued for it), holding a thinking slot.
@@ -798,10 +825,7 @@ class _Referee:
         for _, ask in turn.overdue(now):
             seat = seats[ask.move.seat_no]
             self.fair.end(seat.player.process)
-            limit = seat.clock.limit_ms()
-            ask.move.fault = seat.player.fault(
-                "timeout", f"no answer to request {ask.pending.request_id} within {limit} ms"
-            )
+            ask.move.fault = seat.player.fault("timeout", timeout_message(ask.pending.request_id, seat.clock))
             ask.move.wall_ms = round((now - ask.sent) * 1000, 3)
             seat.clock.run_out()
 

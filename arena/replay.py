@@ -40,6 +40,21 @@ class Fault(msgspec.Struct, frozen=True):
     """The offending line the bot sent, if any (truncated)."""
     stderr: str | None = None
     """The tail of the bot's stderr when it happened."""
+    round: int | None = None
+    """The round (from 1) of the decision it happened in; 0 for a fault of the start-up
+    (a bot that did not start); None where unknown (a replay made before it was logged,
+    a game whose state counts no rounds)."""
+    turn: int | None = None
+    """The turn of that round (from 1), as the game counts them (0 at start-up)."""
+
+    @property
+    def where(self) -> str:
+        """``round 2, turn 4``; ``at start-up``; empty where it is not known."""
+        if self.round is None:
+            return ""
+        if self.round == 0:
+            return "at start-up"
+        return f"round {self.round}" + ("" if self.turn is None else f", turn {self.turn}")
 
 
 class SeatStatus(msgspec.Struct, frozen=True):
@@ -64,7 +79,7 @@ class EventsLine(msgspec.Struct, tag="events", frozen=True):
     events: list[Any]
 
 
-class DecisionLine(msgspec.Struct, tag="decision", frozen=True):
+class DecisionLine(msgspec.Struct, tag="decision", frozen=True, omit_defaults=True):
     """The answers to one decision, in the order of ``seats``, and what each cost."""
 
     kind: str
@@ -74,6 +89,9 @@ class DecisionLine(msgspec.Struct, tag="decision", frozen=True):
     cpu_ms: list[float]
     defaulted: list[bool]
     """True where the referee played the documented default instead of the bot."""
+    bank_ms: list[int] = []
+    """Each seat's time bank left after its answer (ms); empty in a replay made before
+    it was logged, or by a simulation (no clock)."""
 
 
 class FaultLine(msgspec.Struct, tag="fault", frozen=True):
@@ -137,6 +155,14 @@ def loads(data: bytes, name: str = "replay") -> list[Line]:
     if lines[0].format != FORMAT:
         raise ReplayError(f"{name}: replay format {lines[0].format} (this arena reads {FORMAT})")
     return lines
+
+
+def round_and_turn(state: Any) -> tuple[int | None, int | None]:
+    """The round and turn a game's state is at, when its state counts them (``round``
+    and ``turn``, as 6 nimmt! and Sixes do); else None."""
+    found = [getattr(state, name, None) for name in ("round", "turn")]
+    round_no, turn = (value if isinstance(value, int) and not isinstance(value, bool) else None for value in found)
+    return round_no, turn if round_no is not None else None
 
 
 def final_ranks(ranks: list[int], disqualified: list[bool]) -> list[int]:

@@ -246,5 +246,7 @@ def _mib(size: int) -> str:
 
 
 def _relative(message: str, folder: Path) -> str:
-    """A message about the unpacked folder, without the server's paths in it."""
+    """A message about the unpacked folder, without the server's paths in it (one that
+    begins with the folder itself is about the folder the caller names already)."""
+    message = message.removeprefix(f"{folder}: ")
     return message.replace(str(folder) + "/", "").replace(str(folder), "the folder")

@@ -233,5 +233,5 @@ def test_replay_shows_each_seats_stderr_and_faults(make_bot: MakeBot, tmp_path: 
     out = result.stdout
     assert "seat 0: talker 0.1" in out and "seat 1: random" in out
     assert "thinking about request 1" in out and "thinking about request 2" in out
-    assert "fault (illegal): illegal play answer 0" in out and '"answer": 0' in out
+    assert "fault (illegal, round 1, turn 1): illegal play answer 0" in out and '"answer": 0' in out
     assert "(nothing on stderr)" in out  # the random bot's

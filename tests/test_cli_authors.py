@@ -189,7 +189,7 @@ def test_submit_wait_follows_the_state_and_shows_the_failures(recorder: Any) -> 
     ]
     done = arena("submit", str(SAMPLES / "random"), "--server", recorder.url, "--wait", token=TOKEN)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.splitlines()[1:] == ["checking", "rejected", "FAIL answers in time: no answer within 2 s"]
+    assert done.stdout.splitlines()[1:] == ["checking", "rejected", " FAIL  answers in time  no answer within 2 s"]
     assert [(m, p, h["Authorization"]) for m, p, h, _ in recorder.requests[1:]] == [
         ("GET", "/api/submissions/7", f"Bearer {TOKEN}")
     ] * 2

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 import trio.testing
 
+from arena import replay as replay_files
 from arena.bots import Bot, Manifest, load_bot
 from arena.match import GameSpec, MatchResult, MatchSpec, TimeLimits
 from arena.referee import MatchError, Observer, play_match, single_game
-from arena.replay import DecisionLine, DroppedLine, End, FaultLine, verify
+from arena.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, verify
 from arena.sandbox.base import Sandbox
 from arena.sandbox.local import LocalSandbox
 from arena.sandbox.memory import (
@@ -271,8 +277,11 @@ async def test_the_time_bank_pays_for_overruns_to_the_millisecond(autojump_clock
     moves = moves_of(result, 0)
     assert moves[:3] == [(150.0, False), (150.0, False), (120.0, True)]
     faults = faults_of(result, 0)
-    assert faults[0].kind == "timeout" and faults[0].message.endswith("within 120 ms")
-    assert faults[1].message.endswith("within 100 ms")
+    assert faults[0].kind == "timeout"
+    assert faults[0].message.endswith(
+        "within 120 ms (100 ms a move + the 20 ms left of the 120 ms time bank): the bank is now spent"
+    )
+    assert faults[1].message.endswith("within 100 ms: the time bank (120 ms) is spent")
 
 
 async def test_a_late_answer_is_dropped_as_stale_while_the_next_request_waits(
@@ -323,6 +332,7 @@ async def test_a_bot_silent_at_hello_fails_its_start_at_the_start_up_limit(
     began = trio.current_time()
     result = await play_match(spec, sandbox, inbox=MemoryInbox())
     assert faults_of(result, 0)[0].message == "no hello answer within 2000 ms of start"
+    assert faults_of(result, 0)[0].where == "at start-up"
     assert result.games[0].statuses[0].status == "disqualified" and result.games[0].ranks == [2, 1]
     assert trio.current_time() - began == pytest.approx(2.0), "the game starts at the limit, not later"
 
@@ -558,3 +568,61 @@ async def test_a_spare_that_fails_its_hello_is_started_again(autojump_clock: tri
     assert second.statuses[1].status == "disqualified"
     assert [f.kind for f in second.statuses[1].faults] == ["timeout"]
     assert third.statuses[1].status == "ok", "started again, it plays"
+
+
+async def test_a_timeout_that_empties_the_bank_says_so_and_names_its_round_and_turn(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """A bot taking 1.5 s a move against a 1 s limit and a 10.2 s bank: 20 moves draw
+    500 ms each, the 21st has 200 ms of bank left, times out after 1200 ms and empties
+    it; the next times out at the move limit alone, the bank spent. Every fault names
+    its round and turn, and every decision logs the bank left; `arena replay` (a real
+    process, on the replay written) shows both."""
+    bots = [scripted_bot("slow"), scripted_bot("quick")]
+    settings = {"rounds": 3, "end_score": 1000}
+    spec = MatchSpec("nimmt", settings, bots, single_game(bots, 5), TimeLimits(1000, 10_200, 10_000))
+    sandbox = ScriptedSandbox({"slow": first_legal(1.5), "quick": first_legal()})
+    result = await play_match(spec, sandbox, inbox=MemoryInbox())
+    replay = result.games[0].replay
+    assert list(verify(replay))
+    banks = [line.bank_ms[line.seats.index(0)] for line in replay if isinstance(line, DecisionLine) and 0 in line.seats]
+    assert banks[:22] == [10_200 - 500 * n for n in range(1, 21)] + [0, 0]
+    faults = faults_of(result, 0)
+    assert [f.kind for f in faults] == ["timeout"] * 3
+    spent_now = r"no answer to request \d+ within 1200 ms \(1000 ms a move \+ the 200 ms left of the 10.2 s time bank\)"
+    assert re.fullmatch(spent_now + ": the bank is now spent", faults[0].message), faults[0].message
+    assert re.fullmatch(
+        r"no answer to request \d+ within 1000 ms: the time bank \(10.2 s\) is spent", faults[1].message
+    )
+    reveals = iter(
+        (event["round"], event["turn"], index)
+        for index, line in enumerate(replay)
+        if isinstance(line, EventsLine)
+        for event in msgspec.to_builtins(line.events)
+        if event["type"] == "reveal"
+    )
+    for index, line in enumerate(replay):
+        if isinstance(line, FaultLine):
+            assert line.fault.round is not None and line.fault.turn is not None
+            round_no, turn, _ = next((r, t, i) for r, t, i in reveals if i > index)
+            assert (line.fault.round, line.fault.turn) <= (round_no, turn), "the turn being decided"
+
+    from arena.web.viewer import frames
+
+    banks_shown = [f["bank_texts"] for f in frames(replay, "slow")["frames"] if f.get("bank_texts")]
+    assert banks_shown[0] == ["9.70 s", "10.20 s"] and ["0 (spent)", "10.20 s"] in banks_shown, "the web viewer's field"
+
+    path = tmp_path / "slow.jsonl"
+    replay_files.write(path, replay)
+    arena = str(Path(sys.executable).parent / "arena")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    told = subprocess.run([arena, "replay", str(path), "--stderr"], capture_output=True, text=True, env=env)
+    assert told.returncode == 0, told.stderr
+    first = faults[0]
+    assert f"fault (timeout, round {first.round}, turn {first.turn}): no answer to request" in told.stdout, told.stdout
+    assert "the bank is now spent" in told.stdout and "the time bank (10.2 s) is spent" in told.stdout
+    shown = subprocess.run([arena, "replay", str(path)], capture_output=True, text=True, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "A 1.50 s, bank 9.70 s · B 0.0 ms, bank 10.20 s" in shown.stdout, shown.stdout
+    assert "A 1.20 s, bank 0 (spent)" in shown.stdout
+    assert f"! A timeout (round {first.round}, turn {first.turn}): no answer" in shown.stdout

@@ -126,11 +126,11 @@ def test_every_reveal_and_placement_is_shown_in_its_turn(game: Path, shown: str)
             assert line.startswith(placement(place)), (line, placement(place))
 
 
-def test_each_turn_shows_the_seats_wall_times(game: Path, shown: str) -> None:
+def test_each_turn_shows_the_seats_wall_times_and_banks_left(game: Path, shown: str) -> None:
     decision = next(line for line in replay.read(game) if isinstance(line, replay.DecisionLine))
     times = " · ".join(
-        f"{chr(65 + s)} {ms:.1f} ms" if ms < 10 else f"{chr(65 + s)} {ms:.0f} ms"
-        for s, ms in zip(decision.seats, decision.wall_ms, strict=True)
+        (f"{chr(65 + s)} {ms:.1f} ms" if ms < 10 else f"{chr(65 + s)} {ms:.0f} ms") + f", bank {bank / 1000:.2f} s"
+        for s, ms, bank in zip(decision.seats, decision.wall_ms, decision.bank_ms, strict=True)
     )
     assert f"time      {times}" in [line.strip() for line in block(shown, "round 1 · turn 1", "")]
 
@@ -218,7 +218,7 @@ def test_faults_are_marked_where_they_happened(make_bot: MakeBot, tmp_path: Path
     assert played.returncode == 0, played.stderr
     output = arena("replay", str(path)).stdout
     turn = [line.strip() for line in block(output, "round 1 · turn 2", "")]
-    assert any(line.startswith("! A illegal: illegal play answer 999") for line in turn), turn
+    assert any(line.startswith("! A illegal (round 1, turn 2): illegal play answer 999") for line in turn), turn
     assert any(line.startswith("revealed") and "(default)" in line for line in turn), turn
     assert re.search(r"A illegal\s+│.*faulty \(illegal\)", output), output[-800:]
 

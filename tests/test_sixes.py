@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -364,7 +365,7 @@ async def test_a_bot_that_passes_when_it_can_play_gets_the_default(make_bot: Mak
     render.show_replay(console, game.replay, list(replay.verify(game.replay)))
     assert isinstance(console.file, io.StringIO)
     out = console.file.getvalue()
-    assert '! A illegal: illegal play answer "pass"' in out
+    assert re.search(r'! A illegal \(round 1, turn \d+\): illegal play answer "pass"', out), out
     assert "(default)" in out and "disqualified (illegal, illegal, illegal)" in out
 
 

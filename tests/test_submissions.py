@@ -82,7 +82,8 @@ def test_a_version_is_submitted_once(subs: Submissions) -> None:
     ada, _ = subs.add_author("ada")
     subs.submit(ada, "nimble", "1.0", DIGEST, b"tar")
     assert "raise `version`" in refused(409, subs.submit, ada, "nimble", "1.0", "b" * 64, b"other")
-    assert "raise" not in refused(409, subs.submit, ada, "nimble", "1.0", DIGEST, b"tar")
+    same = refused(409, subs.submit, ada, "nimble", "1.0", DIGEST, b"tar")
+    assert "with this same code: nothing to send again" in same and "raise `version` in bot.toml" in same
 
 
 def test_a_rejected_version_may_be_submitted_again(subs: Submissions) -> None:

@@ -35,7 +35,8 @@ return {
   suits: Array.from(root.querySelectorAll("[data-suit]")).map(cards),
   pot: root.querySelector("[data-pot]") ? Number(root.querySelector("[data-pot]").textContent) : null,
   labels: Array.from(root.querySelectorAll("[data-row] .card")).map((c) => c.getAttribute("aria-label")),
-  times: Array.from(root.querySelectorAll("[data-seat-time]")).map((e) => e.textContent),
+  times: Array.from(root.querySelectorAll("[data-seat-time]")).map((e) => e.firstChild.textContent),
+  banks: Array.from(root.querySelectorAll("[data-seat-bank]")).map((e) => e.textContent),
   notes: Array.from(root.querySelectorAll("[data-seat-notes]")).map((e) => e.textContent),
   overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
 };
@@ -159,6 +160,8 @@ def test_buttons_step_and_each_seat_time_shows(browser: Any, pages: dict[str, An
     drawn = go_to(browser, data, reveal["index"])
     assert len(drawn["times"]) == data["players"]
     assert all(text.startswith("answered in ") and text.endswith("ms") for text in drawn["times"])
+    assert drawn["banks"] == [f" · bank left {text}" for text in reveal["bank_texts"]], "each seat's bank left"
+    assert all(text.endswith(" s") for text in drawn["banks"]), drawn["banks"]
     buttons = browser.find_elements(By.CSS_SELECTOR, ".rv-controls button")
     assert all(button.get_attribute("aria-label") for button in buttons)
 

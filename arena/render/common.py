@@ -14,7 +14,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..replay import DroppedLine, FaultLine, Header, Line, ReplayError, Step
+from ..replay import DecisionLine, DroppedLine, FaultLine, Header, Line, ReplayError, Step
 from ..text import shown
 
 Note = FaultLine | DroppedLine
@@ -132,7 +132,8 @@ def note_lines(notes: Sequence[Note], letters: Sequence[str]) -> list[Text]:
         who = letters[note.seat]
         match note:
             case FaultLine(fault=fault):
-                out.append(Text(f"  ! {who} {fault.kind}: {shown(fault.message)}", style="red"))
+                where = f" ({fault.where})" if fault.where else ""
+                out.append(Text(f"  ! {who} {fault.kind}{where}: {shown(fault.message)}", style="red"))
                 if fault.line:
                     out.append(Text(f"      sent: {shown(fault.line)}", style="dim"))
             case DroppedLine(line=line, reason=reason):
@@ -172,6 +173,18 @@ def ms_text(ms: float) -> str:
     if ms < 1000:
         return f"{ms:.0f} ms"
     return f"{ms / 1000:.2f} s"
+
+
+def time_text(decision: DecisionLine, index: int) -> str:
+    """The ``index``-th asked seat's thinking time, and the time bank it has left after
+    it when the replay logs it: ``1.50 s, bank 8.50 s``."""
+    said = ms_text(decision.wall_ms[index])
+    return f"{said}, bank {bank_text(decision.bank_ms[index])}" if decision.bank_ms else said
+
+
+def bank_text(ms: int) -> str:
+    """What is left of a time bank: ``8.50 s``, ``450 ms``, ``0 (spent)``."""
+    return ms_text(ms) if ms > 0 else "0 (spent)"
 
 
 def count(n: int, noun: str) -> str:

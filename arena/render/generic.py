@@ -15,7 +15,7 @@ from rich.text import Text
 
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
 from . import seat_labels
-from .common import Note, header_lines, ms_text, note_lines, show_pictures
+from .common import Note, header_lines, note_lines, show_pictures, time_text
 
 _encode = msgspec.json.Encoder().encode
 
@@ -89,11 +89,11 @@ class Pictures:
         out: list[RenderableType] = [Text(f"step {turn_index + 1}", style="bold")]
         decision = step.decision
         if decision is not None:
-            for seat, answer, ms, defaulted in zip(
-                decision.seats, decision.answers, decision.wall_ms, decision.defaulted, strict=True
+            for i, (seat, answer, defaulted) in enumerate(
+                zip(decision.seats, decision.answers, decision.defaulted, strict=True)
             ):
                 line = Text(f"  {self.letters[seat]} {decision.kind} {_encode(answer).decode()}")
-                line.append(f" ({ms_text(ms)})", style="dim")
+                line.append(f" ({time_text(decision, i)})", style="dim")
                 if defaulted:
                     line.append(" (default)", style="red")
                 out.append(line)

@@ -32,8 +32,7 @@ from ..replay import (
     Line,
     Step,
 )
-from .common import Note, count, header_lines, note_lines, show_pictures
-from .common import ms_text as _ms
+from .common import Note, count, header_lines, note_lines, show_pictures, time_text
 
 
 def card(c: int, width: int = 3) -> Text:
@@ -382,8 +381,8 @@ def revealed_line(reveal: Reveal, play: DecisionLine, letters: Sequence[str]) ->
 
 
 def times_line(decision: DecisionLine, letters: Sequence[str]) -> Text:
-    """Each seat's wall time to answer, in seat order."""
-    parts = [f"{letters[seat]} {_ms(ms)}" for seat, ms in zip(decision.seats, decision.wall_ms, strict=True)]
+    """Each seat's wall time to answer, in seat order, and its time bank left (when logged)."""
+    parts = [f"{letters[seat]} {time_text(decision, i)}" for i, seat in enumerate(decision.seats)]
     return Text("  time      " + " · ".join(parts), style="dim")
 
 
@@ -402,7 +401,7 @@ def placement_line(
         line.append(f" {fits}: chooses row {place.row}, takes ")
         line.append(_taken(place.taken, facts.shedding))
         if choice is not None:
-            line.append(f" ({_ms(choice.wall_ms[0])})", style="dim")
+            line.append(f" ({time_text(choice, 0)})", style="dim")
             if choice.defaulted[0]:
                 line.append(" (default)", style="red")
     elif place.taken:

@@ -21,7 +21,7 @@ from protocol.sixes import RANKS, SUITS, Deal, GameEnd, Pass, Play, RoundEnd, ra
 
 from ..games.sixes import Run, State, place
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
-from .common import Note, count, header_lines, note_lines, show_pictures
+from .common import Note, bank_text, count, header_lines, note_lines, show_pictures
 from .common import ms_text as _ms
 
 SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
@@ -160,6 +160,7 @@ class Pictures:
         self.labels = seat_labels([seat.name for seat in log.header.seats])
         self.letters = [label.split(" ", 1)[0] for label in self.labels]
         self.times = width >= TIME_COLUMN_MIN_WIDTH
+        self.banks = width >= BANK_COLUMN_MIN_WIDTH
 
     def turns(self) -> list[int]:
         return [len(round_log.turns) for round_log in self.log.rounds]
@@ -170,16 +171,16 @@ class Pictures:
     def round_start(self, round_index: int, from_turn: int) -> list[RenderableType]:
         round_log = self.log.rounds[round_index]
         if from_turn == 0:
-            return [*round_heading(round_log, self.letters), turn_table(header=True, times=self.times)]
+            return [*round_heading(round_log, self.letters), turn_table(True, self.times, self.banks)]
         before = round_log.turns[from_turn].before
         return [
             *resumed_heading(before, self.letters),
-            turn_table(header=True, times=self.times),
-            table_row(before, self.times),
+            turn_table(True, self.times, self.banks),
+            table_row(before, self.times, self.banks),
         ]
 
     def turn(self, round_index: int, turn_index: int) -> list[RenderableType]:
-        return turn_view(self.log.rounds[round_index].turns[turn_index], self.letters, self.times)
+        return turn_view(self.log.rounds[round_index].turns[turn_index], self.letters, self.times, self.banks)
 
     def round_end(self, round_index: int) -> list[RenderableType]:
         round_log = self.log.rounds[round_index]
@@ -234,11 +235,14 @@ def hands_table(hands: Sequence[Sequence[str]], letters: Sequence[str]) -> Table
 
 TIME_COLUMN_MIN_WIDTH = 90
 """Consoles at least this wide also show each move's thinking time."""
+BANK_COLUMN_MIN_WIDTH = 100
+"""Consoles at least this wide also show the time bank each seat has left after its move."""
 
 
-def turn_table(header: bool = False, times: bool = False) -> Table:
+def turn_table(header: bool = False, times: bool = False, banks: bool = False) -> Table:
     """The grid every turn row is drawn in: fixed widths, so rows printed one at a time
-    (as step mode does) line up under one header; 79 columns, 88 with times."""
+    (as step mode does) line up under one header; 79 columns, 88 with times, 98 with the
+    banks left too."""
     table = Table(show_header=header, box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="dim")
     table.add_column("turn", width=4, justify="right", no_wrap=True)
     table.add_column("move", width=30, overflow="fold")
@@ -246,11 +250,16 @@ def turn_table(header: bool = False, times: bool = False) -> Table:
         table.add_column(SUIT_NAMES[s], width=len(RANKS), no_wrap=True, header_style=SUIT_STYLES[s])
     if times:
         table.add_column("time", width=8, justify="right", no_wrap=True, style="dim")
+    if times and banks:
+        table.add_column("bank", width=9, justify="right", no_wrap=True, style="dim")
     return table
 
 
-def turn_view(turn_log: TurnLog, letters: Sequence[str], times: bool = False) -> list[RenderableType]:
-    """A turn's row (the move, the table after it, the thinking time), then any faults."""
+def turn_view(
+    turn_log: TurnLog, letters: Sequence[str], times: bool = False, banks: bool = False
+) -> list[RenderableType]:
+    """A turn's row (the move, the table after it, the thinking time and the bank left
+    after it), then any faults."""
     move = turn_log.move
     before = turn_log.before
     table = place(before.table, move.card) if isinstance(move, Play) else before.table
@@ -260,7 +269,9 @@ def turn_view(turn_log: TurnLog, letters: Sequence[str], times: bool = False) ->
     cells += suit_strips(table, played)
     if times:
         cells.append(_ms(decision.wall_ms[0]) if decision else "")
-    grid = turn_table(times=times)
+    if times and banks:
+        cells.append(bank_text(decision.bank_ms[0]) if decision and decision.bank_ms else "")
+    grid = turn_table(times=times, banks=banks)
     grid.add_row(*cells)
     return [grid, *note_lines(turn_log.notes, letters)]
 
@@ -295,10 +306,10 @@ def suit_strips(table: Sequence[Run | None], played: str | None = None) -> list[
     return strips
 
 
-def table_row(state: State, times: bool = False) -> Table:
+def table_row(state: State, times: bool = False, banks: bool = False) -> Table:
     """The table as it stands before ``state``'s turn, in the turn grid (for a round
     joined mid-way)."""
-    grid = turn_table(times=times)
+    grid = turn_table(times=times, banks=banks)
     grid.add_row("", Text(f"table before turn {state.turn}", style="dim"), *suit_strips(state.table))
     return grid
 

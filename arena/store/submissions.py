@@ -261,7 +261,11 @@ class Submissions:
                 409,
                 f"{name}:{version} is already submitted"
                 + (f" (submission {taken[0]})" if taken is not None else "")
-                + ("" if same else ": raise `version` in bot.toml for new code"),
+                + (
+                    ", with this same code: nothing to send again (for new code, raise `version` in bot.toml)"
+                    if same
+                    else ": raise `version` in bot.toml for new code"
+                ),
             )
         return name
 

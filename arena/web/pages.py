@@ -569,37 +569,8 @@ class Site:
     def games(self, asked: GamesAsked, limit: int, offset: int, newest_first: bool) -> dict[str, Any]:
         """A page of the games ``asked`` for, each filter checked (404 for a bot or
         tournament not stored, 400 for a value that cannot be one)."""
-        if asked.opponent is not None and asked.bot is None:
-            raise WebError(400, f"opponent={asked.opponent} needs a bot= as well (the games both played)")
-        game = variant = None
-        if asked.board is not None:
-            game, variant = split_board(asked.board)
-            try:
-                variant = check_kind(game, variant)
-            except WebError as exc:
-                raise WebError(400, f"board={asked.board}: {exc.message}") from None
-        started_from, started_before = started_range(asked.date_from, asked.date_to)
         with self.db.store() as store:
-            tournament_id = None
-            if asked.tournament is not None:
-                t = store.get_tournament(asked.tournament)
-                if t is None:
-                    raise WebError(404, f"no tournament {asked.tournament!r} (the tournaments page lists them)")
-                tournament_id = t.id
-            bot_id = None if asked.bot is None else _bot_id(store, "bot", asked.bot)
-            opponent_id = None if asked.opponent is None else _bot_id(store, "opponent", asked.opponent)
-            if opponent_id is not None and opponent_id == bot_id:
-                raise WebError(400, f"opponent={asked.opponent} is bot={asked.bot} itself: name another bot")
-            where = GameFilter(
-                tournament_id=tournament_id,
-                bot_id=bot_id,
-                opponent_id=opponent_id,
-                game=game,
-                variant=variant,
-                faulty=asked.faults,
-                started_from=started_from,
-                started_before=started_before,
-            )
+            where = games_filter(store, asked)
             total = store.count_games_of(where=where)
             # Past the end: nothing to read (and no offset SQLite could not take).
             found = []
@@ -609,7 +580,7 @@ class Site:
                 "tournament": asked.tournament,
                 "bot": asked.bot,
                 "opponent": asked.opponent,
-                "board": None if game is None else f"{game}/{variant}",
+                "board": None if where.game is None else f"{where.game}/{where.variant}",
                 "faults": asked.faults,
                 "from": asked.date_from,
                 "to": asked.date_to,
@@ -820,6 +791,42 @@ def bot_times(store: Store, bot_id: int, ref: str, games: int = TIMES_GAMES) -> 
         mine = {s.seat for s in game.seats if s.bot == ref}
         seats += [s for s in seat_times(lines) if s.seat in mine]
     return {**summary(seats), "games_read": len(found), "unreadable": unreadable, "games_limit": games}
+
+
+def games_filter(store: Store, asked: GamesAsked) -> GameFilter:
+    """The store's filter of the games ``asked`` for, each filter checked (404 for a bot
+    or tournament not stored, 400 for a value that cannot be one): the one query behind
+    the web's games list, its JSON twin and ``arena games``."""
+    if asked.opponent is not None and asked.bot is None:
+        raise WebError(400, f"opponent={asked.opponent} needs a bot= as well (the games both played)")
+    game = variant = None
+    if asked.board is not None:
+        game, variant = split_board(asked.board)
+        try:
+            variant = check_kind(game, variant)
+        except WebError as exc:
+            raise WebError(400, f"board={asked.board}: {exc.message}") from None
+    started_from, started_before = started_range(asked.date_from, asked.date_to)
+    tournament_id = None
+    if asked.tournament is not None:
+        t = store.get_tournament(asked.tournament)
+        if t is None:
+            raise WebError(404, f"no tournament {asked.tournament!r} (the tournaments page lists them)")
+        tournament_id = t.id
+    bot_id = None if asked.bot is None else _bot_id(store, "bot", asked.bot)
+    opponent_id = None if asked.opponent is None else _bot_id(store, "opponent", asked.opponent)
+    if opponent_id is not None and opponent_id == bot_id:
+        raise WebError(400, f"opponent={asked.opponent} is bot={asked.bot} itself: name another bot")
+    return GameFilter(
+        tournament_id=tournament_id,
+        bot_id=bot_id,
+        opponent_id=opponent_id,
+        game=game,
+        variant=variant,
+        faulty=asked.faults,
+        started_from=started_from,
+        started_before=started_before,
+    )
 
 
 def _bot_id(store: Store, name: str, ref: str) -> int:

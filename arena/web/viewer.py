@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
-from ..render.common import ms_text
+from ..render.common import bank_text, ms_text
 from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, verify
 from .frames import Frame, count, letters
 from .timing import turn_marks
@@ -154,6 +154,11 @@ def _annotate(frame: Frame, decision: DecisionLine | None, notes: list[dict[str,
                 frame["defaulted"].append(seat)
         frame["times"] = times
         frame["time_texts"] = texts
+        if decision.bank_ms:  # logged since the bank is: each asked seat's bank left after its answer
+            banks: list[str | None] = [None] * players
+            for seat, left in zip(decision.seats, decision.bank_ms, strict=True):
+                banks[seat] = bank_text(left)
+            frame["bank_texts"] = banks
     frame["notes"] = notes
 
 

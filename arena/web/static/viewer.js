@@ -556,10 +556,12 @@
 
       var time = frame.times ? frame.times[s] : null;
       var timeText = frame.time_texts ? frame.time_texts[s] : null;
+      var bankText = frame.bank_texts ? frame.bank_texts[s] : null;
       var defaulted = frame.defaulted && frame.defaulted.indexOf(s) >= 0;
       if (time !== null && time !== undefined) {
         panel.appendChild(h("div", { class: "rv-time", "data-seat-time": String(s) }, [
           "answered in " + (timeText || ms(time)),
+          bankText ? h("span", { class: "rv-bank", "data-seat-bank": String(s), text: " \u00b7 bank left " + bankText }) : null,
           defaulted ? h("span", { class: "rv-default", text: " \u00b7 default move played by the referee" }) : null
         ]));
       }
