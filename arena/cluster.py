@@ -34,6 +34,10 @@ class ClusterError(Exception):
     """A cluster the coordinator cannot use, with what to do about it."""
 
 
+class OtherVersion(ClusterError):
+    """The cluster plays with another arena version."""
+
+
 class Worker(msgspec.Struct, frozen=True):
     name: str
     address: str
@@ -72,11 +76,53 @@ def connect(address: str, tls: TLS | None = None, timeout: float = 10) -> Client
         raise ClusterError(f"{address!r} is not a scheduler address: tcp://HOST:PORT (or tls://HOST:PORT)")
     if address.startswith("tls://") and tls is None:
         raise ClusterError(f"{address} speaks TLS: give --tls-ca-file, --tls-cert and --tls-key")
+    _handshake(address, tls, min(timeout, 5))
     try:
         return Client(address, security=tls.security() if tls else None, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ClusterError(f"no Dask scheduler answers at {address} ({first})") from None
+
+
+def _handshake(address: str, tls: TLS | None, timeout: float) -> None:
+    """Reach the scheduler's port (and shake hands over TLS) before Dask's client, which
+    retries for its whole timeout whatever the failure: a closed port, an unknown host
+    or a certificate either side refuses is one line at once, naming which."""
+    import socket
+    import ssl
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    try:
+        host, port = parts.hostname or "", parts.port or 8786
+    except ValueError as exc:
+        raise ClusterError(f"{address!r} is not a scheduler address ({exc})") from None
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            if tls is None:
+                return
+            context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=tls.ca_file)
+            context.check_hostname = False  # Dask checks the authority, not names
+            context.load_cert_chain(tls.cert, tls.key)
+            with context.wrap_socket(sock) as secured:
+                # TLS 1.3 tells a client its certificate was refused only at its first
+                # read; Dask's server speaks first (its handshake), so this read returns.
+                try:
+                    secured.recv(1)
+                except TimeoutError:
+                    pass
+    except ssl.SSLCertVerificationError as exc:
+        raise ClusterError(
+            f"the scheduler at {address} shows a certificate that --tls-ca-file {tls.ca_file if tls else ''} did not"
+            f" sign ({exc.verify_message})"
+        ) from None
+    except ssl.SSLError as exc:
+        raise ClusterError(
+            f"the scheduler at {address} refused this machine's certificate (--tls-cert), or TLS failed ({exc.reason})"
+        ) from None
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+        raise ClusterError(f"no Dask scheduler answers at {address} ({why})") from None
 
 
 def claim_version(client: Client) -> None:
@@ -87,7 +133,7 @@ def claim_version(client: Client) -> None:
     if theirs is None:
         client.set_metadata(VERSION_KEY, mine)
     elif theirs != mine:
-        raise ClusterError(
+        raise OtherVersion(
             f"the cluster at {client.scheduler_info()['address']} plays with arena {theirs}; this is arena {mine}:"
             " run one version on every machine (a new scheduler starts a new cluster)"
         )

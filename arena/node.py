@@ -48,6 +48,9 @@ CACHE_ENV = "ARENA_WORKER_CACHE"
 DEFAULT_CACHE = Path("/var/tmp/sixarena-worker")
 TOPIC = "sixarena"
 """The Dask event topic on which nodes tell the coordinator they left the cluster."""
+LEFT_ENV = "ARENA_WORKER_LEFT"
+"""A file where a worker that leaves its cluster (its sandbox broke) says why, so that
+``arena worker`` does not join again as it would after losing its scheduler."""
 VERSION_KEY = "sixarena-version"
 """The scheduler's metadata key naming the arena version its cluster plays with."""
 
@@ -207,9 +210,12 @@ def _leave(node: _Node | None, why: str) -> NoReturn:
     from distributed.utils import sync
 
     worker = get_worker()
+    why = why.split("; --sandbox unsafe-local")[0]  # a worker plays in a sandbox, never without
     if node is not None:
         node.broken = why
     message = f"worker {worker.name} left the cluster: its sandbox fails ({why}); its matches go to other workers"
+    if left := os.environ.get(LEFT_ENV):
+        Path(left).write_text(message)
     print(shown(message), file=sys.stderr, flush=True)
     worker.log_event(TOPIC, {"worker": str(worker.name), "message": message})
     sync(worker.loop, worker.set_resources, slots=0)

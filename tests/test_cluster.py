@@ -616,7 +616,8 @@ def test_a_network_address_without_tls_is_refused_in_one_line(args: list[str], s
 def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path) -> None:
     """`arena scheduler` with TLS (on loopback, by default), a worker and a coordinator
     with certificates of its authority play; a coordinator without TLS, or with a
-    stranger's certificate, is refused in one line and writes nothing. From another
+    stranger's certificate, is refused in one line that says which side's certificate
+    failed, and writes nothing. From another
     process, each port of the scheduler, the worker and its nanny refuses a plain Dask
     RPC and a plain HTTP GET (no HTTP server hands out the workers or their logs)."""
     certs = make_certificates(tmp_path / "certs")
@@ -642,7 +643,10 @@ def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path)
         bare = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address)
         one_clean_line(bare, f"{address} speaks TLS: give --tls-ca-file, --tls-cert and --tls-key")
         stranger = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address, *certs["stranger"])
-        one_clean_line(stranger, f"no Dask scheduler answers at {address}")
+        one_clean_line(stranger, f"the scheduler at {address} shows a certificate that --tls-ca-file")
+        ours_trusted = [*certs["coordinator"][:2], *certs["stranger"][2:]]  # our authority, a stranger's certificate
+        refused = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address, *ours_trusted)
+        one_clean_line(refused, f"the scheduler at {address} refused this machine's certificate")
         assert not db.exists()
         played = run_arena(
             "tournament", "run", *bots, "--db", str(db), "--cluster", address, "--deals", "1", *certs["coordinator"]
