@@ -2,8 +2,9 @@
 
 A task brings a match (``MatchSpec``) and its bots as content-hashed bundles. The node
 unpacks each bundle once into its cache, refusing bytes that do not hash to what the
-coordinator named (so a changed bot is never taken for an old one), builds it on first
-use as ``arena bot build`` would, and plays the match in the sandbox ``arena worker``
+coordinator named (so a changed bot is never taken for an old one), builds it whenever
+its image or sealed copy is missing (asked at every match: a pruned image is built
+again) as ``arena bot build`` would, and plays the match in the sandbox ``arena worker``
 checked, in the machine's one Trio loop, under thinking slots shared by every match it
 plays at once. It returns the games; the coordinator is the only writer of the database.
 
@@ -100,7 +101,6 @@ class _Node:
         self.sandbox: Sandbox = choose_sandbox(name)[0]
         self._loop(int(os.environ.get(SLOTS_ENV) or os.cpu_count() or 1))
         self.cache = Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
-        self.built: set[str] = set()
         self.building = threading.Lock()
         """One build at a time on this machine."""
         self.broken: str | None = None
@@ -126,16 +126,16 @@ class _Node:
 
     def bot(self, digest: str, bundle: bytes, wanted: Bot) -> Bot:
         """The bot of ``bundle`` from the cache, checked against its hash and what the
-        coordinator says it is, built the first time it comes."""
+        coordinator says it is, built if its image or copy is missing."""
         from .bundle import unpack
 
         bot = load_bot(unpack(bundle, digest, self.cache / "bots"))
         if (bot.name, bot.version) != (wanted.name, wanted.version):
             raise NodeError(f"bundle {digest[:12]} holds {bot.name}:{bot.version}, not {wanted.name}:{wanted.version}")
+        # Asked at every match, not remembered: an image removed or a base rebuilt since
+        # (a prune, `arena image build`, another arena on the engine) is built again here.
         with self.building:
-            if digest not in self.built:
-                self.sandbox.prepare(bot, progress=lambda line: print(shown(line), file=sys.stderr, flush=True))
-                self.built.add(digest)
+            self.sandbox.prepare(bot, progress=lambda line: print(shown(line), file=sys.stderr, flush=True))
         return bot
 
     def sandbox_fault(self) -> str | None:
@@ -175,7 +175,14 @@ def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: by
         _leave(None, str(exc))
     if node.broken is not None:
         raise Reschedule()
-    bots = [node.bot(d, b, wanted) for d, b, wanted in zip(digests, bundles, spec.bots, strict=True)]
+    try:
+        bots = [node.bot(d, b, wanted) for d, b, wanted in zip(digests, bundles, spec.bots, strict=True)]
+    except NodeError:
+        raise
+    except Exception as exc:  # its build failed: this machine's fault, or the bot's?
+        if (why := node.sandbox_fault()) is not None:
+            _leave(node, f"it cannot build bots: {why}")
+        raise
     spec = msgspec.structs.replace(spec, bots=bots)
     games: list[GameResult] = []
     replays: list[bytes] = []

@@ -831,3 +831,40 @@ def test_which_addresses_are_loopback_and_what_the_risk_taken_says() -> None:
     assert check_exposure("worker", "10.0.0.5", tls=True, insecure=False) is None
     warning = check_exposure("worker", "10.0.0.5", tls=False, insecure=True)
     assert warning is not None and "anyone who reaches this worker on 10.0.0.5 runs any code here as user" in warning
+
+
+def test_a_worker_builds_again_an_image_removed_under_it(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot, docker_sandbox: object
+) -> None:
+    """A Docker worker played a fresh bot (its image built there); the image is removed
+    behind its back (a prune, another arena on the engine): the next tournament needing
+    it builds it again on the worker and plays, where a worker that remembered what it
+    had built stopped the whole tournament with `no image ...`."""
+    import uuid
+
+    import docker as docker_sdk
+
+    name = f"gone-{uuid.uuid4().hex[:10]}"
+    fresh = make_bot(name, f"# {name}\nfrom protocol.bot import Bot, run\n\n\nclass B(Bot):\n"
+                     f"    name = {name!r}\n    version = '0.1'\n\n    def decide(self, kind, view, legal):\n"
+                     "        return min(legal)\n\n\nrun(B())\n")  # fmt: skip
+    workers.start("d1", 1, "docker")
+    workers.wait_for(1)
+    bots = [str(fresh), str(SAMPLES / "lowest")]
+    db = tmp_path / "a.db"
+    client = docker_sdk.from_env()
+    try:
+        first = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT)
+        assert first.returncode == 0, first.stderr
+        images = [tag for image in client.images.list(f"sixarena-bot-{name}") for tag in image.tags]
+        assert len(images) == 1, "the worker built the fresh bot's image"
+        client.images.remove(images[0], force=True)
+        again = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler,
+                          *SHORT[:-1], "t2")  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        assert [tag for image in client.images.list(f"sixarena-bot-{name}") for tag in image.tags] == images
+    finally:
+        for image in client.images.list(f"sixarena-bot-{name}"):
+            client.images.remove(image.id, force=True)
+        client.close()
+    assert len(nodes_of(db)) == 4 and set(nodes_of(db)) == {"d1"}
