@@ -129,12 +129,27 @@ def claim_version(client: Client) -> None:
     """The cluster plays with one arena version: the first party to join names it in the
     scheduler's metadata; another version is refused, both named."""
     mine = arena_version()
+    address = client.scheduler_info()["address"]
+    try:
+        # The scheduler unpickles every task (a match, the arena's types): it needs the
+        # arena, of this version, as much as the workers do.
+        scheduler_has = client.run_on_scheduler(arena_version)
+    except ImportError as exc:
+        raise ClusterError(
+            f"the scheduler at {address} cannot load the arena ({exc}): run `arena scheduler` there, or install this"
+            " arena (./setup.sh) where `dask scheduler` runs"
+        ) from None
+    if scheduler_has != mine:
+        raise OtherVersion(
+            f"the scheduler at {address} runs arena {scheduler_has}; this is arena {mine}: run one version on every"
+            " machine"
+        )
     theirs = client.get_metadata(VERSION_KEY, None)
     if theirs is None:
         client.set_metadata(VERSION_KEY, mine)
     elif theirs != mine:
         raise OtherVersion(
-            f"the cluster at {client.scheduler_info()['address']} plays with arena {theirs}; this is arena {mine}:"
+            f"the cluster at {address} plays with arena {theirs}; this is arena {mine}:"
             " run one version on every machine (a new scheduler starts a new cluster)"
         )
 

@@ -58,6 +58,18 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
+def wait_listening(port: int, seconds: float = 60) -> None:
+    """Until something listens on loopback at ``port``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if time.monotonic() > deadline:
+            pytest.fail(f"nothing came to listen on port {port}")
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def scheduler() -> Iterator[str]:
     """A real Dask scheduler on a free loopback port, as ``arena scheduler`` starts it."""
@@ -69,14 +81,7 @@ def scheduler() -> Iterator[str]:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        else:
-            pytest.fail("the scheduler did not come up")
+        wait_listening(port)
         yield f"tcp://127.0.0.1:{port}"
     finally:
         stop(proc)
@@ -868,3 +873,47 @@ def test_a_worker_builds_again_an_image_removed_under_it(
             client.images.remove(image.id, force=True)
         client.close()
     assert len(nodes_of(db)) == 4 and set(nodes_of(db)) == {"d1"}
+
+
+WITHOUT_ARENA = """
+import sys
+
+
+class NoArena:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("arena", "protocol", "leaderboard"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+
+
+sys.meta_path.insert(0, NoArena())
+from distributed.cli.dask_scheduler import main
+
+sys.argv = ["dask-scheduler", "--host", "127.0.0.1", "--port", sys.argv[1], "--no-dashboard"]
+main()
+"""
+
+
+def test_a_scheduler_without_the_arena_is_one_line_naming_the_fix(tmp_path: Path) -> None:
+    """A plain `dask scheduler` where the arena is not installed unpickles no match: the
+    coordinator and a worker each say so in one line before anything is written (it was
+    a 133-line traceback and an interrupted tournament)."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    plain = subprocess.Popen(
+        [sys.executable, "-c", WITHOUT_ARENA, str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_listening(port)
+        db = tmp_path / "a.db"
+        bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+        coordinator = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address)
+        worker = run_arena("worker", address, "--sandbox", "local")
+    finally:
+        stop(plain)
+    says = f"the scheduler at {address} cannot load the arena (No module named 'arena'): run `arena scheduler` there"
+    one_clean_line(coordinator, says)
+    one_clean_line(worker, says)
+    assert not db.exists()

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from .conftest import SAMPLES
-from .test_cluster import ARENA, Workers, ask, free_port, make_certificates, nodes_of, run_arena, stop
+from .test_cluster import ARENA, Workers, ask, free_port, make_certificates, nodes_of, run_arena, stop, wait_listening
 
 WORKERS_SEEN = """
 import json, sys, time
@@ -40,7 +40,7 @@ def start_scheduler(port: int, *tls: str) -> subprocess.Popen[bytes]:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    time.sleep(0.5)
+    wait_listening(port)
     return proc
 
 
