@@ -103,7 +103,6 @@ class _Node:
         self.cache = Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
         self.building = threading.Lock()
         """One build at a time on this machine."""
-        self.broken: str | None = None
 
     def _loop(self, slots: int) -> None:
         """One Trio loop plays every match of this machine, as on one machine: matches
@@ -151,6 +150,8 @@ class _Node:
 
 _node: _Node | None = None
 _node_lock = threading.Lock()
+_left: str | None = None
+"""Why this worker left its cluster, once it has."""
 
 
 def this_node() -> _Node:
@@ -166,22 +167,22 @@ def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: by
     order, hashing to ``digests``) and return its games."""
     from distributed import Reschedule, get_worker
 
+    if _left is not None:  # it is leaving: the match goes elsewhere
+        raise Reschedule()
     mine = arena_version()
-    if version != mine:
-        raise NodeError(f"worker {get_worker().name} runs arena {mine}; the coordinator runs arena {version}")
+    if version != mine:  # it joined without `arena worker`'s check: it leaves, the tournament goes on
+        _leave(f"it runs arena {mine}; the cluster plays with arena {version}", "its arena version differs")
     try:
         node = this_node()
     except Exception as exc:  # its sandbox cannot even be opened any more
-        _leave(None, str(exc))
-    if node.broken is not None:
-        raise Reschedule()
+        _leave(str(exc))
     try:
         bots = [node.bot(d, b, wanted) for d, b, wanted in zip(digests, bundles, spec.bots, strict=True)]
     except NodeError:
         raise
-    except Exception as exc:  # its build failed: this machine's fault, or the bot's?
+    except Exception:  # its build failed: this machine's fault, or the bot's?
         if (why := node.sandbox_fault()) is not None:
-            _leave(node, f"it cannot build bots: {why}")
+            _leave(f"it cannot build bots: {why}")
         raise
     spec = msgspec.structs.replace(spec, bots=bots)
     games: list[GameResult] = []
@@ -198,33 +199,36 @@ def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: by
         result = node.run(play, spec, node.sandbox, TimedGames(keep), node.slots)
     except Exception as exc:
         if (why := node.sandbox_fault()) is not None:  # the match failed: its sandbox, or the match?
-            _leave(node, why)
+            _leave(why)
         # The match's own error, as one line whatever its class needs to be made again.
         if isinstance(exc, MatchError):
             raise MatchError(str(exc)) from None
         raise NodeError(f"worker {get_worker().name}: {type(exc).__name__}: {exc}") from None
     crashed = any(f.kind == "crash" for g in games for s in g.statuses for f in s.faults)
     if crashed and (why := node.sandbox_fault()) is not None:
-        _leave(node, why)
+        _leave(why)
     return NodeResult(str(get_worker().name), result.isolation, games, replays, wall_ms)
 
 
-def _leave(node: _Node | None, why: str) -> NoReturn:
-    """The node's sandbox broke: it takes no more matches (``slots`` 0), says why to the
-    coordinator and its log, and leaves the cluster (its nanny too, so it is not started
-    again as it is); Dask gives this match and those queued here to other workers."""
+def _leave(why: str, what: str = "its sandbox fails") -> NoReturn:
+    """The node cannot play (its sandbox broke, or it runs another arena): it takes no
+    more matches (``slots`` 0), says why to the coordinator and its log, and leaves the
+    cluster (its nanny too, so it is not started again as it is); Dask gives this match
+    and those queued here to other workers."""
     from distributed import Reschedule, get_worker
     from distributed.utils import sync
 
+    global _left
     worker = get_worker()
     why = why.split("; --sandbox unsafe-local")[0]  # a worker plays in a sandbox, never without
-    if node is not None:
-        node.broken = why
-    message = f"worker {worker.name} left the cluster: its sandbox fails ({why}); its matches go to other workers"
+    if _left is not None:
+        raise Reschedule()
+    _left = why
+    message = f"worker {worker.name} left the cluster: {what} ({why}); its matches go to other workers"
     if left := os.environ.get(LEFT_ENV):
         Path(left).write_text(message)
     print(shown(message), file=sys.stderr, flush=True)
     worker.log_event(TOPIC, {"worker": str(worker.name), "message": message})
     sync(worker.loop, worker.set_resources, slots=0)
-    worker.loop.add_callback(worker.close, executor_wait=False, nanny=True, reason="its sandbox fails")
+    worker.loop.add_callback(worker.close, executor_wait=False, nanny=True, reason=what)
     raise Reschedule()

@@ -917,3 +917,45 @@ def test_a_scheduler_without_the_arena_is_one_line_naming_the_fix(tmp_path: Path
     one_clean_line(coordinator, says)
     one_clean_line(worker, says)
     assert not db.exists()
+
+
+ODD_VERSION = """
+import arena.node
+
+arena.node.arena_version = lambda: "0.0.1 (protocol 1, code 000000000000)"
+"""
+
+
+def test_a_worker_of_another_version_that_joins_mid_run_leaves_and_the_tournament_goes_on(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """A worker started without `arena worker`'s check (a plain `dask worker` with the
+    slots resource) runs another arena and joins while a tournament plays: it is given
+    matches, takes none (it leaves the cluster, saying why), and the tournament ends
+    with every game, played by the right worker (it stopped with 36 games, exit 2)."""
+    workers.start("w1", 1)
+    workers.wait_for(1)
+    slow = make_bot("slow", SLOW)
+    bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic"), str(SAMPLES / "random")]
+    db = tmp_path / "a.db"
+    coordinator = start_coordinator(bots, db, workers.scheduler)
+    preload = tmp_path / "odd_version.py"
+    preload.write_text(ODD_VERSION)
+    log = open(tmp_path / "odd.log", "wb")  # noqa: SIM115 (the process holds it)
+    odd = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", workers.scheduler, "--nthreads", "2",
+         "--resources", "slots=2", "--name", "odd", "--preload", str(preload), "--no-dashboard"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, "ARENA_WORKER_SANDBOX": "local", "ARENA_WORKER_CACHE": str(tmp_path / "cache-odd")},
+    )  # fmt: skip
+    log.close()
+    try:
+        ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
+        out, err = coordinator.communicate(timeout=300)
+    finally:
+        stop(odd)
+        stop(coordinator)
+    said = (tmp_path / "odd.log").read_text(errors="replace")
+    assert coordinator.returncode == 0, err.decode()
+    assert "worker odd left the cluster: its arena version differs (it runs arena 0.0.1" in said
+    assert set(nodes_of(db)) == {"w1"} and len(nodes_of(db)) == 12
