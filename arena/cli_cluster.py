@@ -36,8 +36,27 @@ ClusterOption = Annotated[
     ),
 ]
 WaitWorkersOption = Annotated[
-    float, typer.Option(help="With --cluster: seconds to wait for a first worker before giving up.", min=0)
+    float | None,
+    typer.Option(
+        help="With --cluster: seconds to wait for a first worker before giving up (default 60); and, if given, for"
+        " a worker once none is left (else the run waits for one, saying so every minute).",
+        min=0,
+        show_default=False,
+    ),
 ]
+
+
+def cluster_flags(scheduler: str | None, tls: TLS | None) -> str:
+    """``--cluster`` and the TLS options as the user gave them, for a resume hint that
+    works as printed ('' when not on a cluster)."""
+    if scheduler is None:
+        return ""
+    flags = f" --cluster {scheduler}"
+    if tls is not None:
+        flags += f" --tls-ca-file {tls.ca_file} --tls-cert {tls.cert} --tls-key {tls.key}"
+    return flags
+
+
 TlsCaOption = Annotated[
     Path | None, typer.Option("--tls-ca-file", help="TLS: the authority's certificate (PEM).", show_default=False)
 ]
@@ -388,11 +407,13 @@ def _claim(scheduler: str, tls: TLS | None) -> None:
 
 
 def join(
-    held: ExitStack, scheduler: str | None, tls: TLS | None, wait_workers: float, sandbox_name: str
+    held: ExitStack, scheduler: str | None, tls: TLS | None, wait_workers: float | None, sandbox_name: str
 ) -> Cluster | None:
     """The cluster of ``--cluster``, checked before anything is written: its scheduler
     answers, it plays with this arena version, an arena worker has joined (waiting up
-    to ``wait_workers`` s for one) and every worker runs this version. None: no cluster."""
+    to ``wait_workers`` s, 60 if None, for one) and every worker runs this version; a
+    run gives up after ``wait_workers`` s without any worker (None: never). None: no
+    cluster."""
     if scheduler is None:
         if tls is not None:
             fail("--tls-ca-file, --tls-cert and --tls-key are for --cluster")
@@ -407,7 +428,10 @@ def join(
     held.callback(client.close)
     claim_version(client)
     cluster = Cluster(client, notice=lambda line: err_console.print(f"[yellow]{line}[/]", markup=True, soft_wrap=True))
-    workers = cluster.wait_for_workers(wait_workers, lambda line: err_console.print(line, markup=False))
+    workers = cluster.wait_for_workers(
+        60 if wait_workers is None else wait_workers, lambda line: err_console.print(line, markup=False)
+    )
+    cluster.vigil.give_up_after = wait_workers
     names = ", ".join(f"{w.name} ({w.slots})" for w in workers)
     console.print(
         f"cluster {scheduler}: {len(workers)} workers, {sum(w.slots for w in workers)} slots: {names}",

@@ -154,6 +154,12 @@ def claim_version(client: Client) -> None:
         )
 
 
+WATCH_SECONDS = 5.0
+"""How often a run waiting for its matches asks whether any worker is left."""
+SAY_EVERY_SECONDS = 60.0
+"""How often a run without workers says it still waits."""
+
+
 class Cluster:
     """A connection to a scheduler whose arena workers play the coordinator's matches."""
 
@@ -162,6 +168,7 @@ class Cluster:
         self.address = str(client.scheduler_info()["address"])
         self.version = arena_version()
         self.bundles: dict[str, Future[bytes]] = {}
+        self.vigil = Vigil(self.address, notice)
         self._notice = notice
         client.subscribe_topic(TOPIC, self._event)
 
@@ -243,11 +250,54 @@ class Cluster:
 
         future.add_done_callback(finished)
         try:
-            await done.wait()
+            while True:
+                with trio.move_on_after(WATCH_SECONDS):
+                    await done.wait()
+                if done.is_set():
+                    break
+                workers = await trio.to_thread.run_sync(self.workers)
+                self.vigil.workers_seen(len(workers), trio.current_time())
         except BaseException:
             future.cancel()
             raise
         return await trio.to_thread.run_sync(_result_of, future, self.address)
+
+
+class Vigil:
+    """What a run says, and when it gives up, while no worker is left on its cluster:
+    the matches out all report to one vigil, so each line is said once."""
+
+    def __init__(self, address: str, notice: Callable[[str], None], give_up_after: float | None = None) -> None:
+        self.address = address
+        self.notice = notice
+        self.give_up_after = give_up_after
+        """Seconds a run waits once no worker is left (None: for ever)."""
+        self._since: float | None = None
+        self._said_at = 0.0
+
+    def workers_seen(self, count: int, now: float) -> None:
+        """``count`` arena workers are there at ``now``; ``ClusterError`` once there
+        have been none for ``give_up_after`` s."""
+        if count:
+            self._since = None
+            return
+        if self._since is None:
+            self._since = self._said_at = now
+            self.notice(
+                f"no arena worker is left on the cluster at {self.address}: the run waits for one"
+                f" (start one: arena worker {self.address})"
+                + (f"; it gives up after {self.give_up_after:g} s" if self.give_up_after is not None else "")
+            )
+            return
+        waited = now - self._since
+        if self.give_up_after is not None and waited >= self.give_up_after:
+            raise ClusterError(
+                f"no arena worker on the cluster at {self.address} for {self.give_up_after:g} s (--wait-workers"
+                f" {self.give_up_after:g}); the games stored so far are kept (--resume goes on)"
+            )
+        if now - self._said_at >= SAY_EVERY_SECONDS:
+            self._said_at = now
+            self.notice(f"still no arena worker on the cluster at {self.address} ({waited:.0f} s)")
 
 
 def _result_of(future: Future[NodeResult], address: str) -> NodeResult:

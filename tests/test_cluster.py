@@ -959,3 +959,56 @@ def test_a_worker_of_another_version_that_joins_mid_run_leaves_and_the_tournamen
     assert coordinator.returncode == 0, err.decode()
     assert "worker odd left the cluster: its arena version differs (it runs arena 0.0.1" in said
     assert set(nodes_of(db)) == {"w1"} and len(nodes_of(db)) == 12
+
+
+def test_a_vigil_says_once_that_no_worker_is_left_then_every_minute_then_gives_up() -> None:
+    from arena.cluster import ClusterError, Vigil
+
+    said: list[str] = []
+    vigil = Vigil("tcp://h:1", said.append, give_up_after=150)
+    vigil.workers_seen(2, 0)
+    for now in (10, 15, 20, 69):  # several matches out report; one line
+        vigil.workers_seen(0, now)
+    assert said == [
+        "no arena worker is left on the cluster at tcp://h:1: the run waits for one (start one: arena worker"
+        " tcp://h:1); it gives up after 150 s"
+    ]
+    vigil.workers_seen(0, 71)
+    assert said[1:] == ["still no arena worker on the cluster at tcp://h:1 (61 s)"]
+    vigil.workers_seen(1, 100)  # one came back: the count starts again
+    vigil.workers_seen(0, 200)
+    with pytest.raises(ClusterError, match=r"for 150 s \(--wait-workers 150\); the games stored so far are kept"):
+        vigil.workers_seen(0, 350)
+    forever = Vigil("tcp://h:1", said.append)
+    forever.workers_seen(0, 0)
+    forever.workers_seen(0, 10_000)  # never gives up
+    assert "gives up" not in said[-2]
+
+
+def test_a_run_whose_last_worker_died_says_so_and_stops_after_wait_workers(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """kill -9 of the only worker mid-run: the coordinator says no worker is left (it
+    waited silently for ever), gives up after --wait-workers in one line, keeps its
+    games, and its resume hint is the whole command, --cluster included."""
+    workers.start("w1", 1)
+    workers.wait_for(1)
+    slow = make_bot("slow", SLOW)
+    bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    db = tmp_path / "a.db"
+    coordinator = subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT,
+         "--wait-workers", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
+        workers.kill("w1")
+        out, err = coordinator.communicate(timeout=120)
+    finally:
+        stop(coordinator)
+    said = " ".join(err.decode().split())
+    assert coordinator.returncode != 0 and "Traceback" not in said
+    assert f"no arena worker is left on the cluster at {workers.scheduler}: the run waits for one" in said
+    assert f"no arena worker on the cluster at {workers.scheduler} for 3 s (--wait-workers 3)" in said
+    assert f"resume with: arena tournament run --resume --name t --db {db} --cluster {workers.scheduler}" in said
