@@ -390,7 +390,9 @@ def _supervise(command: list[str], scheduler: str, tls: TLS | None, wait: float,
                 pass
             if time.monotonic() - said >= 60:
                 said = time.monotonic()
-                err_console.print(f"still waiting for the scheduler {scheduler} ({waited:.0f} s)", markup=False, soft_wrap=True)
+                err_console.print(
+                    f"still waiting for the scheduler {scheduler} ({waited:.0f} s)", markup=False, soft_wrap=True
+                )
             time.sleep(1)
         err_console.print(f"the scheduler {scheduler} is back: joining it again", markup=False, soft_wrap=True)
 

@@ -497,8 +497,9 @@ class NodeActivity(msgspec.Struct, frozen=True):
     not recorded)."""
     games: int
     """Games of the tournament it stored."""
-    recent_per_s: float
-    """Games it started in the last ``window_s`` seconds, per second."""
+    recent_per_s: float | None
+    """Games it started in the last ``window_s`` seconds, per second (None on a page
+    while no run plays the tournament: a dead run's pace is not a pace)."""
 
 
 FAULTY_SEAT = "timeouts + crashes + malformed + illegal > 0"
