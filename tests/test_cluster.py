@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -683,6 +684,29 @@ def test_a_gauntlet_on_the_cluster_stores_what_one_machine_stores(workers: Worke
     assert reference.returncode == 0, reference.stderr
     assert games_of(db) == games_of(alone) and len(games_of(db)) == 4
     assert set(nodes_of(db)) == {"w1"}
+
+
+def test_a_sequential_gauntlet_stores_the_same_games_on_the_cluster_and_on_one_machine(
+    workers: Workers, tmp_path: Path
+) -> None:
+    """An SPRT gauntlet decides after some deal groups; the games in flight then differ
+    with the batch (4 matches at once on the cluster, 2 on this machine), and were
+    stored (32 against 22 for the same 16 counted). Now only the counted games stay:
+    the same seed stores the same games everywhere, and the verdict is the same."""
+    workers.start("w1", 2)
+    workers.wait_for(1)
+    new, field = str(SAMPLES / "heuristic"), [str(SAMPLES / "random")]
+    args = ["--sprt", "elo0=0,elo1=200", "--max-games", "200", "--seed", "5", "--name", "g"]
+    db = tmp_path / "cluster.db"
+    done = run_arena("gauntlet", new, "--vs", *field, "--db", str(db), "--cluster", workers.scheduler, *args)
+    assert done.returncode == 0, done.stderr
+    alone = tmp_path / "alone.db"
+    reference = run_arena("gauntlet", new, "--vs", *field, "--db", str(alone), "--sandbox", "local", *args)
+    assert reference.returncode == 0, reference.stderr
+    verdict = next(line for line in done.stdout.splitlines() if "accepted" in line)
+    assert verdict in reference.stdout
+    counted = int(re.search(r"groups (\d+) · games", done.stdout).group(1))  # type: ignore[union-attr]
+    assert games_of(db) == games_of(alone) and len(games_of(db)) == 2 * counted
 
 
 def test_a_worker_builds_a_bot_with_a_build_step(workers: Workers, tmp_path: Path) -> None:
