@@ -430,6 +430,7 @@ def join(
     held.callback(client.close)
     claim_version(client)
     cluster = Cluster(client, notice=lambda line: err_console.print(f"[yellow]{line}[/]", markup=True, soft_wrap=True))
+    held.callback(cluster.inbox.stop)  # before the client closes
     workers = cluster.wait_for_workers(
         60 if wait_workers is None else wait_workers, lambda line: err_console.print(line, markup=False)
     )

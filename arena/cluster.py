@@ -12,8 +12,11 @@ is stored twice. The arena adds no scheduler, worker protocol or retry loop.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +24,7 @@ import msgspec
 import trio
 
 from .match import MatchSpec
-from .node import TOPIC, VERSION_KEY, NodeResult, arena_version, play_on_node
+from .node import TOPIC, VERSION_KEY, NodeGame, NodeResult, Stream, arena_version, play_on_node
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -169,6 +172,7 @@ class Cluster:
         self.version = arena_version()
         self.bundles: dict[str, Future[bytes]] = {}
         self.vigil = Vigil(self.address, notice)
+        self.inbox = _Inbox(client)
         self._notice = notice
         client.subscribe_topic(TOPIC, self._event)
 
@@ -176,6 +180,7 @@ class Cluster:
         self._notice(event[1]["message"])
 
     def close(self) -> None:
+        self.inbox.stop()
         self.client.close()
 
     def workers(self) -> list[Worker]:
@@ -226,14 +231,17 @@ class Cluster:
             # would be lost, and every match waiting for it cancelled).
             self.bundles[bot.hash] = self.client.submit(_bundle, data, key=f"bot-{bot.hash}", pure=False)
 
-    async def play(self, spec: MatchSpec, bots: list[StoredBot]) -> NodeResult:
-        """Play ``spec`` on a worker and return its games (a worker that dies meanwhile
-        has it played again elsewhere, by Dask)."""
+    async def play(self, spec: MatchSpec, bots: list[StoredBot], on_game: Callable[[NodeGame], None]) -> NodeResult:
+        """Play ``spec`` on a worker, ``on_game`` getting each game as it ends there (a
+        worker that dies meanwhile has the games it did not send played elsewhere, by
+        Dask); return once every game has come."""
         digests = [bot.hash for bot in bots]
+        receiver = self.inbox.open(on_game)
         future = self.client.submit(
             play_on_node,
             spec,
             self.version,
+            receiver.stream,
             digests,
             *(self.bundles[d] for d in digests),
             resources={"slots": 1},
@@ -257,10 +265,105 @@ class Cluster:
                     break
                 workers = await trio.to_thread.run_sync(self.workers)
                 self.vigil.workers_seen(len(workers), trio.current_time())
+            result = await trio.to_thread.run_sync(_result_of, future, self.address)
+            await receiver.until(result.sent)
+            return result
         except BaseException:
             future.cancel()
             raise
-        return await trio.to_thread.run_sync(_result_of, future, self.address)
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self.inbox.close, receiver)
+
+
+class _Receiver:
+    """One match's end of the inbox: the games it took, in the coordinator's loop."""
+
+    def __init__(self, stream: Stream, on_game: Callable[[NodeGame], None]) -> None:
+        self.stream = stream
+        self.on_game = on_game
+        self.token = trio.lowlevel.current_trio_token()
+        self.have: set[int] = set()
+        """Games read from the queue (the inbox's thread keeps it)."""
+        self.taken: set[int] = set()
+        self._more = trio.Event()
+
+    def take(self, game: NodeGame) -> None:
+        self.taken.add(game.game.game_no)
+        self.on_game(game)
+        self._more.set()
+
+    async def until(self, numbers: list[int]) -> None:
+        """Until the games ``numbers`` have been taken (their sender put them in the
+        queue before its task ended: they are there, or on their way)."""
+        while not set(numbers) <= self.taken:
+            self._more = trio.Event()
+            await self._more.wait()
+
+
+class _Inbox:
+    """Where every match of a run sends its games as they end: one Dask queue, read by
+    a thread of its own, each game handed to its match's receiver once (a match played
+    again may send a game twice); and, per match, a Dask variable listing the games
+    read, which a worker playing the match again skips. Games travel through the
+    scheduler: each is a few KiB, once."""
+
+    def __init__(self, client: Client) -> None:
+        from distributed import Queue
+
+        self.client = client
+        self.name = f"sixarena-games-{uuid.uuid4().hex}"
+        self.queue = Queue(self.name, client=client)
+        self._receivers: dict[str, _Receiver] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="arena-inbox", daemon=True)
+        self._thread.start()
+
+    def open(self, on_game: Callable[[NodeGame], None]) -> _Receiver:
+        receiver = _Receiver(Stream(self.name, uuid.uuid4().hex), on_game)
+        with self._lock:
+            self._receivers[receiver.stream.key] = receiver
+        return receiver
+
+    def close(self, receiver: _Receiver) -> None:
+        from distributed import Variable
+
+        with self._lock:
+            self._receivers.pop(receiver.stream.key, None)
+        if receiver.have:
+            with contextlib.suppress(Exception):  # a scheduler gone took it with it
+                Variable(receiver.stream.received, client=self.client).delete()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        from distributed import Variable
+
+        while not self._stop.is_set():
+            try:
+                item = self.queue.get(timeout=0.5)
+            except TimeoutError:
+                continue
+            except Exception:  # the scheduler is away: the matches out say so
+                self._stop.wait(0.5)
+                continue
+            with self._lock:
+                receiver = self._receivers.get(item["key"])
+            if receiver is None:  # a match given up
+                continue
+            game = msgspec.msgpack.decode(item["game"], type=NodeGame)
+            if game.game.game_no in receiver.have:
+                continue
+            receiver.have.add(game.game.game_no)
+            with contextlib.suppress(Exception):
+                Variable(receiver.stream.received, client=self.client).set(sorted(receiver.have))
+            try:
+                receiver.token.run_sync_soon(receiver.take, game)
+            except trio.RunFinishedError:
+                pass
 
 
 class Vigil:
@@ -340,6 +443,7 @@ class OnCluster:
         return max(1, 2 * sum(w.slots for w in self.cluster.workers()))
 
     async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
-        result = await self.cluster.play(spec, bots)
-        for game, wall_ms, replay in zip(result.games, result.wall_ms, result.replays, strict=True):
-            game_over(game, result.node, wall_ms, replay)
+        def on_game(sent: NodeGame) -> None:
+            game_over(sent.game, sent.node, sent.wall_ms, sent.replay)
+
+        await self.cluster.play(spec, bots, on_game)

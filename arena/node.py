@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import queue as queue_module
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -61,17 +62,40 @@ class NodeError(Exception):
     a bundle that is not what it claims), never a bot's fault."""
 
 
+class NodeGame(msgspec.Struct, frozen=True):
+    """One finished game as it travels to the coordinator, the moment it ends."""
+
+    node: str
+    """The worker's name (``arena worker --name``, else its address)."""
+    game: GameResult
+    """The game, its replay cut to its header (the whole one is in ``replay``)."""
+    replay: bytes
+    """Its replay, encoded here: bytes travel and are stored as they are, at a fraction
+    of the cost of the lines as objects."""
+    wall_ms: float
+    """Its wall time, from the end of the game before (or the match's start)."""
+
+
 class NodeResult(msgspec.Struct, frozen=True):
     node: str
     """The worker's name (``arena worker --name``, else its address)."""
     isolation: str
-    games: list[GameResult]
-    """Each game, its replay cut to its header (the whole one is in ``replays``)."""
-    replays: list[bytes]
-    """Each game's replay, encoded here: bytes travel and are stored as they are, at a
-    fraction of the cost of the lines as objects."""
-    wall_ms: list[float]
-    """Each game's wall time, from the end of the one before (or the match's start)."""
+    sent: list[int]
+    """The numbers of the games this attempt sent (each went on as it ended)."""
+
+
+class Stream(msgspec.Struct, frozen=True):
+    """Where a match's games go as they end: a Dask queue the coordinator reads, each
+    item naming its match by ``key``; and the Dask variable where the coordinator lists
+    the games of that match it already has (a match played again after its worker died
+    plays only the others)."""
+
+    queue: str
+    key: str
+
+    @property
+    def received(self) -> str:
+        return f"{self.queue}-received-{self.key}"
 
 
 @functools.cache
@@ -162,9 +186,10 @@ def this_node() -> _Node:
         return _node
 
 
-def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: bytes) -> NodeResult:
+def play_on_node(spec: MatchSpec, version: str, stream: Stream, digests: list[str], *bundles: bytes) -> NodeResult:
     """The Dask task: play ``spec`` here with the bots of ``bundles`` (one per bot, in
-    order, hashing to ``digests``) and return its games."""
+    order, hashing to ``digests``), sending each game to ``stream`` as it ends; only
+    the games the coordinator does not have yet (a match played again)."""
     from distributed import Reschedule, get_worker
 
     if _left is not None:  # it is leaving: the match goes elsewhere
@@ -184,30 +209,73 @@ def play_on_node(spec: MatchSpec, version: str, digests: list[str], *bundles: by
         if (why := node.sandbox_fault()) is not None:
             _leave(f"it cannot build bots: {why}")
         raise
-    spec = msgspec.structs.replace(spec, bots=bots)
-    games: list[GameResult] = []
-    replays: list[bytes] = []
-    wall_ms: list[float] = []
+    from distributed import Queue, Variable, get_client
 
-    def keep(game: GameResult, ms: float) -> None:
-        replays.append(replay_files.dumps(game.replay))
-        games.append(msgspec.structs.replace(game, replay=game.replay[:1]))
-        wall_ms.append(ms)
-
+    client = get_client()
+    try:
+        have = set(Variable(stream.received, client=client).get(timeout=0))
+    except TimeoutError:  # nothing of this match reached the coordinator yet
+        have = set()
+    todo = [g for g in spec.games if g.game_no not in have]
+    name = str(get_worker().name)
+    if not todo:
+        return NodeResult(name, "", [])
+    spec = msgspec.structs.replace(spec, bots=bots, games=todo)
+    outbox = _Outbox(node, name, Queue(stream.queue, client=client), stream.key)
     play = functools.partial(play_match, keep_games=False)
     try:
-        result = node.run(play, spec, node.sandbox, TimedGames(keep), node.slots)
+        result = node.run(play, spec, node.sandbox, TimedGames(outbox.put), node.slots)
     except Exception as exc:
-        if (why := node.sandbox_fault()) is not None:  # the match failed: its sandbox, or the match?
+        outbox.close()
+        if (why := outbox.broken or node.sandbox_fault()) is not None:  # the match failed: its sandbox, or the match?
             _leave(why)
         # The match's own error, as one line whatever its class needs to be made again.
         if isinstance(exc, MatchError):
             raise MatchError(str(exc)) from None
-        raise NodeError(f"worker {get_worker().name}: {type(exc).__name__}: {exc}") from None
-    crashed = any(f.kind == "crash" for g in games for s in g.statuses for f in s.faults)
-    if crashed and (why := node.sandbox_fault()) is not None:
-        _leave(why)
-    return NodeResult(str(get_worker().name), result.isolation, games, replays, wall_ms)
+        raise NodeError(f"worker {name}: {type(exc).__name__}: {exc}") from None
+    outbox.close()
+    if outbox.broken is not None:
+        _leave(outbox.broken)
+    return NodeResult(name, result.isolation, outbox.sent)
+
+
+class _Outbox:
+    """Sends each game of a match to the coordinator as it ends, from a thread of its own
+    (the match's loop never waits for the network). A game in which a bot crashed goes
+    only once the sandbox is known to work: if it does not, neither it nor any later
+    game goes (the node's fault is never a bot's), and ``broken`` says why."""
+
+    def __init__(self, node: _Node, name: str, queue: Any, key: str) -> None:
+        self.node = node
+        self.name = name
+        self.queue = queue
+        self.key = key
+        self.sent: list[int] = []
+        self.broken: str | None = None
+        self._games: queue_module.SimpleQueue[NodeGame | None] = queue_module.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="arena-outbox", daemon=True)
+        self._thread.start()
+
+    def put(self, game: GameResult, wall_ms: float) -> None:
+        """A game ended (called in the match's loop: it only queues)."""
+        cut = msgspec.structs.replace(game, replay=game.replay[:1])
+        self._games.put(NodeGame(self.name, cut, replay_files.dumps(game.replay), wall_ms))
+
+    def close(self) -> None:
+        """Wait until every game queued has gone."""
+        self._games.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while (item := self._games.get()) is not None:
+            if self.broken is not None:
+                continue
+            crashed = any(f.kind == "crash" for s in item.game.statuses for f in s.faults)
+            if crashed and (why := self.node.sandbox_fault()) is not None:
+                self.broken = why
+                continue
+            self.queue.put({"key": self.key, "game": msgspec.msgpack.encode(item)})
+            self.sent.append(item.game.game_no)
 
 
 def _leave(why: str, what: str = "its sandbox fails") -> NoReturn:

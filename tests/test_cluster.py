@@ -9,6 +9,7 @@ left behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -374,7 +375,9 @@ def test_a_worker_killed_mid_match_loses_and_doubles_nothing(
     deadline = time.monotonic() + 10
     while bot_pids(slow) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not bot_pids(slow), "the killed worker's bots were stopped by its watchdog"
+    assert not bot_pids(slow), subprocess.run(
+        ["ps", "-o", "pid,ppid,etimes,args", "-p", ",".join(map(str, bot_pids(slow)))], capture_output=True, text=True
+    ).stdout
 
 
 def test_a_killed_coordinator_is_resumed_on_the_cluster(workers: Workers, tmp_path: Path, make_bot: MakeBot) -> None:
@@ -1036,3 +1039,45 @@ def test_a_run_whose_last_worker_died_says_so_and_stops_after_wait_workers(
     assert f"no arena worker is left on the cluster at {workers.scheduler}: the run waits for one" in said
     assert f"no arena worker on the cluster at {workers.scheduler} for 3 s (--wait-workers 3)" in said
     assert f"resume with: arena tournament run --resume --name t --db {db} --cluster {workers.scheduler}" in said
+
+
+def test_the_games_a_killed_worker_sent_are_kept_and_not_played_again(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """One long match (6 games) on w1, killed -9 once it has sent two games: those stay
+    (each game travels back as it ends), w2 plays only the rest, and the database is the
+    one-machine run's, each game once (the unit of work was the whole match: all of it
+    was played again)."""
+    import sqlite3
+
+    slow = make_bot("slow", SLOW)
+    bots = [str(slow), str(SAMPLES / "lowest")]
+    long = ["--seed", "7", "--deals", "3", "--table-size", "2", "--name", "t"]
+    workers.start("w1")
+    workers.wait_for(1)
+    db = tmp_path / "cluster.db"
+    coordinator = subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *long],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert time.monotonic() < deadline, "no game came back from w1"
+            if db.exists():
+                with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        if con.execute("SELECT count(*) FROM games").fetchone()[0] >= 2:
+                            break
+            time.sleep(0.05)
+        workers.kill("w1")
+        workers.start("w2")
+        out, err = coordinator.communicate(timeout=300)
+    finally:
+        stop(coordinator)
+    assert coordinator.returncode == 0, err.decode()
+    nodes = nodes_of(db)
+    assert len(nodes) == 6 and nodes.count("w1") >= 2 and "w2" in nodes, nodes
+    assert games_of(db) == one_machine(tmp_path, bots, *long)
