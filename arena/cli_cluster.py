@@ -36,8 +36,27 @@ ClusterOption = Annotated[
     ),
 ]
 WaitWorkersOption = Annotated[
-    float, typer.Option(help="With --cluster: seconds to wait for a first worker before giving up.", min=0)
+    float | None,
+    typer.Option(
+        help="With --cluster: seconds to wait for a first worker before giving up (default 60); and, if given, for"
+        " a worker once none is left (else the run waits for one, saying so every minute).",
+        min=0,
+        show_default=False,
+    ),
 ]
+
+
+def cluster_flags(scheduler: str | None, tls: TLS | None) -> str:
+    """``--cluster`` and the TLS options as the user gave them, for a resume hint that
+    works as printed ('' when not on a cluster)."""
+    if scheduler is None:
+        return ""
+    flags = f" --cluster {scheduler}"
+    if tls is not None:
+        flags += f" --tls-ca-file {tls.ca_file} --tls-cert {tls.cert} --tls-key {tls.key}"
+    return flags
+
+
 TlsCaOption = Annotated[
     Path | None, typer.Option("--tls-ca-file", help="TLS: the authority's certificate (PEM).", show_default=False)
 ]
@@ -155,7 +174,15 @@ def _bracketed(host: str) -> str:
 
 
 def worker(
-    scheduler: Annotated[str, typer.Argument(help="The scheduler's address, e.g. tcp://10.0.0.5:8786.")],
+    scheduler: Annotated[
+        str,
+        typer.Argument(
+            help="The scheduler's address, e.g. tcp://10.0.0.5:8786 (default: $DASK_SCHEDULER_ADDRESS, as Dask's"
+            " deployers set it).",
+            envvar="DASK_SCHEDULER_ADDRESS",
+            show_default=False,
+        ),
+    ],
     slots: Annotated[
         int | None,
         typer.Option(help="Bots that may think at once on this machine (default: its cores).", min=1),
@@ -172,67 +199,223 @@ def worker(
             show_default=False,
         ),
     ] = None,
+    interface: Annotated[
+        str | None,
+        typer.Option(help="Listen on this network interface's address (instead of --host).", show_default=False),
+    ] = None,
+    wait_scheduler: Annotated[
+        float,
+        typer.Option(
+            help="When the scheduler goes away: seconds to wait for it to come back (then join it again).", min=0
+        ),
+    ] = 3600,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
     dashboard: DashboardOption = False,
+    dashboard_address: Annotated[
+        str | None,
+        typer.Option(help="With --dashboard: its port (on loopback).", show_default=False),
+    ] = None,
     insecure_network: InsecureOption = False,
+    nthreads: Annotated[
+        int | None, typer.Option(help="Dask's name for --slots (deployers pass it).", min=1, show_default=False)
+    ] = None,
+    nworkers: Annotated[
+        int, typer.Option(help="Worker processes: 1 (one process plays all of a machine's slots).", min=1)
+    ] = 1,
+    memory_limit: Annotated[
+        str | None, typer.Option(help="Dask's memory limit of the worker process (passed on).", show_default=False)
+    ] = None,
+    death_timeout: Annotated[
+        str | None,
+        typer.Option(help="Dask's: seconds to wait for the scheduler at start (passed on).", show_default=False),
+    ] = None,
+    local_directory: Annotated[
+        str | None, typer.Option(help="Dask's scratch folder (passed on).", show_default=False)
+    ] = None,
+    lifetime: Annotated[
+        str | None, typer.Option(help="Dask's: close the worker after this time (passed on).", show_default=False)
+    ] = None,
+    lifetime_stagger: Annotated[str | None, typer.Option(help="Dask's (passed on).", show_default=False)] = None,
+    lifetime_restart: Annotated[
+        bool, typer.Option("--lifetime-restart", help="Dask's: start again after --lifetime (passed on).")
+    ] = False,
+    protocol: Annotated[
+        str | None, typer.Option(help="tcp or tls (from the scheduler's address unless given).", show_default=False)
+    ] = None,
 ) -> None:
     """Join a Dask cluster as a machine that plays matches.
 
     Refuses to join, with one line, when its sandbox does not work here or the cluster
-    plays with another arena version. Listens on loopback unless --host names another
-    address, which needs TLS (or --insecure-network).
+    plays with another arena version. Listens on loopback unless --host (or --interface)
+    names another address, which needs TLS (or --insecure-network). Takes the options
+    Dask's deployers (dask-jobqueue, dask-kubernetes) give a worker. When the scheduler
+    goes away, waits for it (--wait-scheduler) and joins it again.
     """
     from urllib.parse import urlsplit
 
-    from .cli_sandbox import open_sandbox
     from .cluster_ports import is_loopback
 
     if sandbox not in ("docker", "local"):
         fail(f"--sandbox {sandbox!r}: a worker plays in docker or local (bubblewrap)")
     if "://" not in scheduler:
         fail(f"{scheduler!r} is not a scheduler address: tcp://HOST:PORT (or tls://HOST:PORT)")
+    scheme = urlsplit(scheduler).scheme
+    if protocol is not None and protocol.removesuffix("://") != scheme:
+        fail(f"--protocol {protocol}: the scheduler {scheduler} speaks {scheme}")
+    if nworkers != 1:
+        fail(f"--nworkers {nworkers}: an arena worker is one process that shares its slots among its matches")
+    if slots is not None and nthreads is not None and slots != nthreads:
+        fail(f"--slots {slots} and --nthreads {nthreads}: give one (they are the same)")
     tls = tls_of(tls_ca_file, tls_cert, tls_key)
+    if interface is not None:
+        if host is not None:
+            fail("--host and --interface: give one")
+        host = _interface_address(interface)
     if host is None:
         remote = urlsplit(scheduler).hostname or ""
         if not is_loopback(remote):
             fail(
                 f"the scheduler {scheduler} is on another machine, which must reach this worker too: give --host"
-                " with this machine's address there (and TLS)"
+                " with this machine's address there, or --interface (and TLS)"
             )
         host = "127.0.0.1"
     exposure("worker", host, tls, insecure_network)
-    with user_errors():
-        checked = open_sandbox(sandbox)
-        from .cluster import claim_version, connect
-
-        client = connect(scheduler, tls)
-        try:
-            claim_version(client)
-        finally:
-            client.close()
-    count = slots or os.cpu_count() or 1
-    console.print(f"sandbox works here: {checked.isolation}; joining {scheduler} with {count} slots", soft_wrap=True)
+    port = 0
+    if dashboard_address is not None:
+        where, _, number = dashboard_address.rpartition(":")
+        if where and not is_loopback(where) or not number.isdigit():
+            fail(f"--dashboard-address {dashboard_address}: a port (the dashboard is served on loopback only)")
+        port = int(number)
+    count = slots or nthreads or os.cpu_count() or 1
+    checked = _checked_sandbox(sandbox, scheduler, tls)
+    console.print(f"sandbox works here: {checked}; joining {scheduler} with {count} slots", soft_wrap=True)
     sys.stdout.flush()
-    from .node import SANDBOX_ENV, SLOTS_ENV
+    from .node import LEFT_ENV, SANDBOX_ENV, SLOTS_ENV
 
     command = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler]
     command += ["--nthreads", str(count), "--resources", f"slots={count}", "--host", host]
-    command += [*http_flags(dashboard, 0), *tls_flags(tls)]
-    if name is not None:
-        command += ["--name", name]
+    command += [*http_flags(dashboard, port), *tls_flags(tls)]
+    passed = {
+        "--name": name,
+        "--memory-limit": memory_limit,
+        "--death-timeout": death_timeout,
+        "--local-directory": local_directory,
+        "--lifetime": lifetime,
+        "--lifetime-stagger": lifetime_stagger,
+    }
+    command += [part for flag, value in passed.items() if value is not None for part in (flag, value)]
+    command += ["--lifetime-restart"] if lifetime_restart else []
+    import tempfile
+
     os.environ[SANDBOX_ENV] = sandbox
     os.environ[SLOTS_ENV] = str(count)
-    os.execv(sys.executable, command)
+    with tempfile.TemporaryDirectory(prefix="arena-worker-") as private:
+        os.environ[LEFT_ENV] = str(Path(private) / "left")
+        raise typer.Exit(_supervise(command, scheduler, tls, wait_scheduler, Path(private) / "left"))
+
+
+def _interface_address(interface: str) -> str:
+    """The IPv4 address of the network interface ``interface``, or one line."""
+    from distributed.utils import get_ip_interface
+
+    try:
+        return str(get_ip_interface(interface))
+    except ValueError as exc:
+        fail(f"--interface {interface}: {str(exc).splitlines()[0]}")
+
+
+def _checked_sandbox(sandbox: str, scheduler: str, tls: TLS | None) -> str:
+    """Check that bots run here and that the cluster plays this arena version (one
+    line and exit otherwise); the sandbox's isolation, in words."""
+    from .cli_sandbox import open_sandbox
+
+    with user_errors():
+        checked = open_sandbox(sandbox)
+        _claim(scheduler, tls)
+    return checked.isolation
+
+
+def _supervise(command: list[str], scheduler: str, tls: TLS | None, wait: float, left: Path) -> int:
+    """Run Dask's worker (with its nanny) and, each time it ends because its scheduler
+    went away, wait up to ``wait`` s for the scheduler to answer again (a line a minute)
+    and join it again; Dask's own worker exits when it loses its scheduler, which would
+    leave every machine of a cluster to be visited. Its exit code otherwise."""
+    import signal
+    import subprocess
+    import time
+
+    from .cluster import ClusterError, OtherVersion, connect
+
+    stopping: list[int] = []
+    child: subprocess.Popen[bytes] | None = None
+
+    def forward(signum: int, frame: object) -> None:
+        stopping.append(signum)
+        if child is not None and child.poll() is None:
+            child.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, forward)
+    while True:
+        child = subprocess.Popen(command)
+        code = child.wait()
+        if stopping:
+            return 128 + stopping[0] if code < 0 else code
+        if left.exists():
+            return 3  # it left the cluster: its sandbox broke (it said why)
+        try:
+            connect(scheduler, tls, timeout=5).close()
+            return code  # the scheduler is there: the worker was retired, or ended its lifetime
+        except ClusterError:
+            pass
+        since = time.monotonic()
+        err_console.print(
+            f"the scheduler {scheduler} is gone: waiting up to {wait:g} s for it to come back", markup=False
+        )
+        said = since
+        while True:
+            if stopping:
+                return 128 + stopping[0]
+            waited = time.monotonic() - since
+            if waited >= wait:
+                fail(f"the scheduler {scheduler} did not come back in {wait:g} s: start this worker again once it runs")
+            try:
+                _claim(scheduler, tls)
+                break
+            except OtherVersion as exc:
+                fail(str(exc))
+            except ClusterError:
+                pass
+            if time.monotonic() - said >= 60:
+                said = time.monotonic()
+                err_console.print(
+                    f"still waiting for the scheduler {scheduler} ({waited:.0f} s)", markup=False, soft_wrap=True
+                )
+            time.sleep(1)
+        err_console.print(f"the scheduler {scheduler} is back: joining it again", markup=False, soft_wrap=True)
+
+
+def _claim(scheduler: str, tls: TLS | None) -> None:
+    """The scheduler answers and plays this arena version (``ClusterError`` if not)."""
+    from .cluster import claim_version, connect
+
+    client = connect(scheduler, tls)
+    try:
+        claim_version(client)
+    finally:
+        client.close()
 
 
 def join(
-    held: ExitStack, scheduler: str | None, tls: TLS | None, wait_workers: float, sandbox_name: str
+    held: ExitStack, scheduler: str | None, tls: TLS | None, wait_workers: float | None, sandbox_name: str
 ) -> Cluster | None:
     """The cluster of ``--cluster``, checked before anything is written: its scheduler
     answers, it plays with this arena version, an arena worker has joined (waiting up
-    to ``wait_workers`` s for one) and every worker runs this version. None: no cluster."""
+    to ``wait_workers`` s, 60 if None, for one) and every worker runs this version; a
+    run gives up after ``wait_workers`` s without any worker (None: never). None: no
+    cluster."""
     if scheduler is None:
         if tls is not None:
             fail("--tls-ca-file, --tls-cert and --tls-key are for --cluster")
@@ -247,7 +430,11 @@ def join(
     held.callback(client.close)
     claim_version(client)
     cluster = Cluster(client, notice=lambda line: err_console.print(f"[yellow]{line}[/]", markup=True, soft_wrap=True))
-    workers = cluster.wait_for_workers(wait_workers, lambda line: err_console.print(line, markup=False))
+    held.callback(cluster.inbox.stop)  # before the client closes
+    workers = cluster.wait_for_workers(
+        60 if wait_workers is None else wait_workers, lambda line: err_console.print(line, markup=False)
+    )
+    cluster.vigil.give_up_after = wait_workers
     names = ", ".join(f"{w.name} ({w.slots})" for w in workers)
     console.print(
         f"cluster {scheduler}: {len(workers)} workers, {sum(w.slots for w in workers)} slots: {names}",

@@ -21,6 +21,7 @@ from .cli_cluster import (
     TlsCertOption,
     TlsKeyOption,
     WaitWorkersOption,
+    cluster_flags,
     join,
     open_player,
     tls_of,
@@ -118,7 +119,7 @@ def gauntlet_cmd(
     variant: VariantOption = None,
     settings_file: SettingsFileOption = None,
     cluster: ClusterOption = None,
-    wait_workers: WaitWorkersOption = 60.0,
+    wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
@@ -175,6 +176,8 @@ def gauntlet_cmd(
                 store.set_status(tournament.id, "interrupted")
             err_console.print(
                 f"[yellow]resume with:[/] arena gauntlet --resume --name {escape(tournament.name)} --db {db}"
+                + escape(cluster_flags(cluster, tls_of(tls_ca_file, tls_cert, tls_key))),
+                soft_wrap=True,
             )
             raise
         lines(reading, last=True)

@@ -79,7 +79,7 @@ def ladder_run(
     ] = "auto",
     move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
     cluster: ClusterOption = None,
-    wait_workers: WaitWorkersOption = 60.0,
+    wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,

@@ -20,6 +20,7 @@ from .cli_cluster import (
     TlsCertOption,
     TlsKeyOption,
     WaitWorkersOption,
+    cluster_flags,
     join,
     open_player,
     tls_of,
@@ -83,7 +84,7 @@ def tournament_run(
     variant: VariantOption = None,
     settings_file: SettingsFileOption = None,
     cluster: ClusterOption = None,
-    wait_workers: WaitWorkersOption = 60.0,
+    wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
@@ -188,6 +189,8 @@ def tournament_run(
                     store.set_status(tournament.id, "interrupted")
                 err_console.print(
                     f"[yellow]resume with:[/] arena tournament run --resume --name {escape(shown(tournament.name))} --db {db}"
+                    + escape(cluster_flags(cluster, tls_of(tls_ca_file, tls_cert, tls_key))),
+                    soft_wrap=True,
                 )
                 raise
         kept = store.count_games(tournament.id)

@@ -335,5 +335,12 @@ async def run_gauntlet(
             await run_tournament(store, tournament, bots, player, watch, schedule=batch)
         reading = read(store, tournament, bots, reading)
         report(reading)
+    if reading.verdict:
+        # Games past the deciding group were played only because they were in flight,
+        # which depends on the batch (cores, workers): keep only the counted ones, so
+        # that a seed stores the same games everywhere.
+        counted, tables = reading.groups, reading.tables
+        if store.drop_games(tournament.id, lambda match_no, deal: deal * tables + match_no % tables >= counted):
+            reading = read(store, tournament, bots)
     store.set_status(tournament.id, "finished")
     return reading

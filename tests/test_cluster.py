@@ -9,8 +9,10 @@ left behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -58,6 +60,18 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
+def wait_listening(port: int, seconds: float = 60) -> None:
+    """Until something listens on loopback at ``port``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if time.monotonic() > deadline:
+            pytest.fail(f"nothing came to listen on port {port}")
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def scheduler() -> Iterator[str]:
     """A real Dask scheduler on a free loopback port, as ``arena scheduler`` starts it."""
@@ -69,14 +83,7 @@ def scheduler() -> Iterator[str]:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        else:
-            pytest.fail("the scheduler did not come up")
+        wait_listening(port)
         yield f"tcp://127.0.0.1:{port}"
     finally:
         stop(proc)
@@ -368,7 +375,9 @@ def test_a_worker_killed_mid_match_loses_and_doubles_nothing(
     deadline = time.monotonic() + 10
     while bot_pids(slow) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not bot_pids(slow), "the killed worker's bots were stopped by its watchdog"
+    assert not bot_pids(slow), subprocess.run(
+        ["ps", "-o", "pid,ppid,etimes,args", "-p", ",".join(map(str, bot_pids(slow)))], capture_output=True, text=True
+    ).stdout
 
 
 def test_a_killed_coordinator_is_resumed_on_the_cluster(workers: Workers, tmp_path: Path, make_bot: MakeBot) -> None:
@@ -616,7 +625,8 @@ def test_a_network_address_without_tls_is_refused_in_one_line(args: list[str], s
 def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path) -> None:
     """`arena scheduler` with TLS (on loopback, by default), a worker and a coordinator
     with certificates of its authority play; a coordinator without TLS, or with a
-    stranger's certificate, is refused in one line and writes nothing. From another
+    stranger's certificate, is refused in one line that says which side's certificate
+    failed, and writes nothing. From another
     process, each port of the scheduler, the worker and its nanny refuses a plain Dask
     RPC and a plain HTTP GET (no HTTP server hands out the workers or their logs)."""
     certs = make_certificates(tmp_path / "certs")
@@ -642,7 +652,10 @@ def test_tls_lets_in_only_who_holds_a_certificate_of_the_cluster(tmp_path: Path)
         bare = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address)
         one_clean_line(bare, f"{address} speaks TLS: give --tls-ca-file, --tls-cert and --tls-key")
         stranger = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address, *certs["stranger"])
-        one_clean_line(stranger, f"no Dask scheduler answers at {address}")
+        one_clean_line(stranger, f"the scheduler at {address} shows a certificate that --tls-ca-file")
+        ours_trusted = [*certs["coordinator"][:2], *certs["stranger"][2:]]  # our authority, a stranger's certificate
+        refused = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address, *ours_trusted)
+        one_clean_line(refused, f"the scheduler at {address} refused this machine's certificate")
         assert not db.exists()
         played = run_arena(
             "tournament", "run", *bots, "--db", str(db), "--cluster", address, "--deals", "1", *certs["coordinator"]
@@ -674,6 +687,29 @@ def test_a_gauntlet_on_the_cluster_stores_what_one_machine_stores(workers: Worke
     assert reference.returncode == 0, reference.stderr
     assert games_of(db) == games_of(alone) and len(games_of(db)) == 4
     assert set(nodes_of(db)) == {"w1"}
+
+
+def test_a_sequential_gauntlet_stores_the_same_games_on_the_cluster_and_on_one_machine(
+    workers: Workers, tmp_path: Path
+) -> None:
+    """An SPRT gauntlet decides after some deal groups; the games in flight then differ
+    with the batch (4 matches at once on the cluster, 2 on this machine), and were
+    stored (32 against 22 for the same 16 counted). Now only the counted games stay:
+    the same seed stores the same games everywhere, and the verdict is the same."""
+    workers.start("w1", 2)
+    workers.wait_for(1)
+    new, field = str(SAMPLES / "heuristic"), [str(SAMPLES / "random")]
+    args = ["--sprt", "elo0=0,elo1=200", "--max-games", "200", "--seed", "5", "--name", "g"]
+    db = tmp_path / "cluster.db"
+    done = run_arena("gauntlet", new, "--vs", *field, "--db", str(db), "--cluster", workers.scheduler, *args)
+    assert done.returncode == 0, done.stderr
+    alone = tmp_path / "alone.db"
+    reference = run_arena("gauntlet", new, "--vs", *field, "--db", str(alone), "--sandbox", "local", *args)
+    assert reference.returncode == 0, reference.stderr
+    verdict = next(line for line in done.stdout.splitlines() if "accepted" in line)
+    assert verdict in reference.stdout
+    counted = int(re.search(r"groups (\d+) · games", done.stdout).group(1))  # type: ignore[union-attr]
+    assert games_of(db) == games_of(alone) and len(games_of(db)) == 2 * counted
 
 
 def test_a_worker_builds_a_bot_with_a_build_step(workers: Workers, tmp_path: Path) -> None:
@@ -827,3 +863,221 @@ def test_which_addresses_are_loopback_and_what_the_risk_taken_says() -> None:
     assert check_exposure("worker", "10.0.0.5", tls=True, insecure=False) is None
     warning = check_exposure("worker", "10.0.0.5", tls=False, insecure=True)
     assert warning is not None and "anyone who reaches this worker on 10.0.0.5 runs any code here as user" in warning
+
+
+def test_a_worker_builds_again_an_image_removed_under_it(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot, docker_sandbox: object
+) -> None:
+    """A Docker worker played a fresh bot (its image built there); the image is removed
+    behind its back (a prune, another arena on the engine): the next tournament needing
+    it builds it again on the worker and plays, where a worker that remembered what it
+    had built stopped the whole tournament with `no image ...`."""
+    import uuid
+
+    import docker as docker_sdk
+
+    name = f"gone-{uuid.uuid4().hex[:10]}"
+    fresh = make_bot(name, f"# {name}\nfrom protocol.bot import Bot, run\n\n\nclass B(Bot):\n"
+                     f"    name = {name!r}\n    version = '0.1'\n\n    def decide(self, kind, view, legal):\n"
+                     "        return min(legal)\n\n\nrun(B())\n")  # fmt: skip
+    workers.start("d1", 1, "docker")
+    workers.wait_for(1)
+    bots = [str(fresh), str(SAMPLES / "lowest")]
+    db = tmp_path / "a.db"
+    client = docker_sdk.from_env()
+    try:
+        first = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT)
+        assert first.returncode == 0, first.stderr
+        images = [tag for image in client.images.list(f"sixarena-bot-{name}") for tag in image.tags]
+        assert len(images) == 1, "the worker built the fresh bot's image"
+        client.images.remove(images[0], force=True)
+        again = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler,
+                          *SHORT[:-1], "t2")  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        assert [tag for image in client.images.list(f"sixarena-bot-{name}") for tag in image.tags] == images
+    finally:
+        for image in client.images.list(f"sixarena-bot-{name}"):
+            client.images.remove(image.id, force=True)
+        client.close()
+    assert len(nodes_of(db)) == 4 and set(nodes_of(db)) == {"d1"}
+
+
+WITHOUT_ARENA = """
+import sys
+
+
+class NoArena:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("arena", "protocol", "leaderboard"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+
+
+sys.meta_path.insert(0, NoArena())
+from distributed.cli.dask_scheduler import main
+
+sys.argv = ["dask-scheduler", "--host", "127.0.0.1", "--port", sys.argv[1], "--no-dashboard"]
+main()
+"""
+
+
+def test_a_scheduler_without_the_arena_is_one_line_naming_the_fix(tmp_path: Path) -> None:
+    """A plain `dask scheduler` where the arena is not installed unpickles no match: the
+    coordinator and a worker each say so in one line before anything is written (it was
+    a 133-line traceback and an interrupted tournament)."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    plain = subprocess.Popen(
+        [sys.executable, "-c", WITHOUT_ARENA, str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_listening(port)
+        db = tmp_path / "a.db"
+        bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+        coordinator = run_arena("tournament", "run", *bots, "--db", str(db), "--cluster", address)
+        worker = run_arena("worker", address, "--sandbox", "local")
+    finally:
+        stop(plain)
+    says = f"the scheduler at {address} cannot load the arena (No module named 'arena'): run `arena scheduler` there"
+    one_clean_line(coordinator, says)
+    one_clean_line(worker, says)
+    assert not db.exists()
+
+
+ODD_VERSION = """
+import arena.node
+
+arena.node.arena_version = lambda: "0.0.1 (protocol 1, code 000000000000)"
+"""
+
+
+def test_a_worker_of_another_version_that_joins_mid_run_leaves_and_the_tournament_goes_on(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """A worker started without `arena worker`'s check (a plain `dask worker` with the
+    slots resource) runs another arena and joins while a tournament plays: it is given
+    matches, takes none (it leaves the cluster, saying why), and the tournament ends
+    with every game, played by the right worker (it stopped with 36 games, exit 2)."""
+    workers.start("w1", 1)
+    workers.wait_for(1)
+    slow = make_bot("slow", SLOW)
+    bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic"), str(SAMPLES / "random")]
+    db = tmp_path / "a.db"
+    coordinator = start_coordinator(bots, db, workers.scheduler)
+    preload = tmp_path / "odd_version.py"
+    preload.write_text(ODD_VERSION)
+    log = open(tmp_path / "odd.log", "wb")  # noqa: SIM115 (the process holds it)
+    odd = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", workers.scheduler, "--nthreads", "2",
+         "--resources", "slots=2", "--name", "odd", "--preload", str(preload), "--no-dashboard"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, "ARENA_WORKER_SANDBOX": "local", "ARENA_WORKER_CACHE": str(tmp_path / "cache-odd")},
+    )  # fmt: skip
+    log.close()
+    try:
+        ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
+        out, err = coordinator.communicate(timeout=300)
+    finally:
+        stop(odd)
+        stop(coordinator)
+    said = (tmp_path / "odd.log").read_text(errors="replace")
+    assert coordinator.returncode == 0, err.decode()
+    assert "worker odd left the cluster: its arena version differs (it runs arena 0.0.1" in said
+    assert set(nodes_of(db)) == {"w1"} and len(nodes_of(db)) == 12
+
+
+def test_a_vigil_says_once_that_no_worker_is_left_then_every_minute_then_gives_up() -> None:
+    from arena.cluster import ClusterError, Vigil
+
+    said: list[str] = []
+    vigil = Vigil("tcp://h:1", said.append, give_up_after=150)
+    vigil.workers_seen(2, 0)
+    for now in (10, 15, 20, 69):  # several matches out report; one line
+        vigil.workers_seen(0, now)
+    assert said == [
+        "no arena worker is left on the cluster at tcp://h:1: the run waits for one (start one: arena worker"
+        " tcp://h:1); it gives up after 150 s"
+    ]
+    vigil.workers_seen(0, 71)
+    assert said[1:] == ["still no arena worker on the cluster at tcp://h:1 (61 s)"]
+    vigil.workers_seen(1, 100)  # one came back: the count starts again
+    vigil.workers_seen(0, 200)
+    with pytest.raises(ClusterError, match=r"for 150 s \(--wait-workers 150\); the games stored so far are kept"):
+        vigil.workers_seen(0, 350)
+    forever = Vigil("tcp://h:1", said.append)
+    forever.workers_seen(0, 0)
+    forever.workers_seen(0, 10_000)  # never gives up
+    assert "gives up" not in said[-2]
+
+
+def test_a_run_whose_last_worker_died_says_so_and_stops_after_wait_workers(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """kill -9 of the only worker mid-run: the coordinator says no worker is left (it
+    waited silently for ever), gives up after --wait-workers in one line, keeps its
+    games, and its resume hint is the whole command, --cluster included."""
+    workers.start("w1", 1)
+    workers.wait_for(1)
+    slow = make_bot("slow", SLOW)
+    bots = [str(slow), str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
+    db = tmp_path / "a.db"
+    coordinator = subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *SHORT,
+         "--wait-workers", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        ask(workers.scheduler, WAIT_FOR_A_MATCH_ON, "w1")
+        workers.kill("w1")
+        out, err = coordinator.communicate(timeout=120)
+    finally:
+        stop(coordinator)
+    said = " ".join(err.decode().split())
+    assert coordinator.returncode != 0 and "Traceback" not in said
+    assert f"no arena worker is left on the cluster at {workers.scheduler}: the run waits for one" in said
+    assert f"no arena worker on the cluster at {workers.scheduler} for 3 s (--wait-workers 3)" in said
+    assert f"resume with: arena tournament run --resume --name t --db {db} --cluster {workers.scheduler}" in said
+
+
+def test_the_games_a_killed_worker_sent_are_kept_and_not_played_again(
+    workers: Workers, tmp_path: Path, make_bot: MakeBot
+) -> None:
+    """One long match (6 games) on w1, killed -9 once it has sent two games: those stay
+    (each game travels back as it ends), w2 plays only the rest, and the database is the
+    one-machine run's, each game once (the unit of work was the whole match: all of it
+    was played again)."""
+    import sqlite3
+
+    slow = make_bot("slow", SLOW)
+    bots = [str(slow), str(SAMPLES / "lowest")]
+    long = ["--seed", "7", "--deals", "3", "--table-size", "2", "--name", "t"]
+    workers.start("w1")
+    workers.wait_for(1)
+    db = tmp_path / "cluster.db"
+    coordinator = subprocess.Popen(
+        [ARENA, "tournament", "run", *bots, "--db", str(db), "--cluster", workers.scheduler, *long],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert time.monotonic() < deadline, "no game came back from w1"
+            if db.exists():
+                with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        if con.execute("SELECT count(*) FROM games").fetchone()[0] >= 2:
+                            break
+            time.sleep(0.05)
+        workers.kill("w1")
+        workers.start("w2")
+        out, err = coordinator.communicate(timeout=300)
+    finally:
+        stop(coordinator)
+    assert coordinator.returncode == 0, err.decode()
+    nodes = nodes_of(db)
+    assert len(nodes) == 6 and nodes.count("w1") >= 2 and "w2" in nodes, nodes
+    assert games_of(db) == one_machine(tmp_path, bots, *long)

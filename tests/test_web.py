@@ -351,13 +351,22 @@ def test_the_game_page_names_the_node_that_played_it(tmp_path: Path) -> None:
 
 
 def test_the_tournament_page_shows_its_workers(tmp_path: Path) -> None:
+    """Each node's slots and games; its pace while a run plays the tournament (here, a
+    lease held as `arena tournament run` holds it), and none once that run is gone."""
     db = tmp_path / "workers.db"
     games_on_workers(db)
-    with serving(db) as url:
-        nodes = api(f"{url}/api/tournaments/cluster")["nodes"]
+    with serving(db) as url, Store(db) as running:
+        cluster = running.get_tournament("cluster")
+        assert cluster is not None
+        with running.lease(cluster.id):
+            running.set_status(cluster.id, "running")
+            nodes = api(f"{url}/api/tournaments/cluster")["nodes"]
+            shown = page(f"{url}/tournaments/cluster")
+        gone = api(f"{url}/api/tournaments/cluster")["nodes"]
+        assert [n["recent_per_s"] for n in gone] == [None, None, None], "a dead run's pace is not shown"
+        assert '<td class="num">—</td>\n      </tr>' in page(f"{url}/tournaments/cluster")
         assert [(n["node"], n["slots"], n["games"]) for n in nodes] == [("w1", 4, 2), ("w2", None, 1), ("w3", 2, 0)]
         assert nodes[0]["recent_per_s"] == pytest.approx(1 / 60) and nodes[1]["recent_per_s"] == 0.0
-        shown = page(f"{url}/tournaments/cluster")
         assert '<h2 id="workers-heading">Workers</h2>' in shown and 'data-field="workers" hidden' not in shown
         rows = shown.split('id="workers"')[1].split("</table>")[0]
         for node, slots, games, per_s in (("w1", "4", "2", "0.02"), ("w2", "—", "1", "0.00"), ("w3", "2", "0", "0.00")):

@@ -497,8 +497,9 @@ class NodeActivity(msgspec.Struct, frozen=True):
     not recorded)."""
     games: int
     """Games of the tournament it stored."""
-    recent_per_s: float
-    """Games it started in the last ``window_s`` seconds, per second."""
+    recent_per_s: float | None
+    """Games it started in the last ``window_s`` seconds, per second (None on a page
+    while no run plays the tournament: a dead run's pace is not a pace)."""
 
 
 FAULTY_SEAT = "timeouts + crashes + malformed + illegal > 0"
@@ -1459,6 +1460,18 @@ class Store:
             for tournament_id, name, config in rows
             if tournament_id in played or (bot is not None and bot.ref in (json.loads(config).get("bots") or []))
         ]
+
+    def drop_games(self, tournament_id: int, drop: Callable[[int, int], bool]) -> int:
+        """Delete the tournament's games for which ``drop(match_no, deal)`` holds, with
+        their seats, in one transaction (a gauntlet's games past its decision); how many."""
+        with self.transaction():
+            rows = self.db.execute("SELECT id, match_no, deal FROM games WHERE tournament_id = ?", (tournament_id,))
+            game_ids = [(game_id,) for game_id, match_no, deal in rows.fetchall() if drop(match_no, deal)]
+            self.db.executemany("DELETE FROM game_seats WHERE game_id = ?", game_ids)
+            self.db.executemany("DELETE FROM games WHERE id = ?", game_ids)
+            if game_ids:
+                self.db.execute("DELETE FROM ratings")  # cached boards counted those games
+        return len(game_ids)
 
     def remove_bot(self, bot_id: int, with_games: bool = False) -> int:
         """Delete a stored bot and then its snapshot in ``<db>-bots/``. Refused while games

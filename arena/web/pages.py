@@ -410,14 +410,18 @@ class Site:
             recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
             standings = self.board(store, done, t.game, t.variant, t.name)
             standings["head_to_head"] = self.head_to_head(store, done, standings)
+            health = self._health(t, store.lease_holders(), recent)
+            nodes = store.node_activity(t.id)
+            if health["state"] not in ("running", "stalled"):  # no run plays it now: no pace to show
+                nodes = [msgspec.structs.replace(n, recent_per_s=None) for n in nodes]
             return {
-                **self._tournament_summary(t, done, self._health(t, store.lease_holders(), recent)),
+                **self._tournament_summary(t, done, health),
                 "seed": t.seed,
                 "deals": deals_of(t)[0],
                 "settings": t.settings,
                 "config": t.config,
                 "last_game_started": recent[0].started if recent else None,
-                "nodes": [_builtins(n) for n in store.node_activity(t.id)],
+                "nodes": [_builtins(n) for n in nodes],
                 "standings": standings,
                 "games": [listed(g) for g in recent],
             }

@@ -267,7 +267,7 @@
       const num = (text) => el("td", { class: "num" }, text);
       workers.tBodies[0].replaceChildren(...data.nodes.map((n) => el(
         "tr", {}, el("td", {}, n.node), num(n.slots == null ? "—" : String(n.slots)), num(String(n.games)),
-        num(n.recent_per_s.toFixed(2)),
+        num(n.recent_per_s == null ? "—" : n.recent_per_s.toFixed(2)),
       )));
       for (const holder of root.querySelectorAll('[data-field="workers"]')) holder.hidden = data.nodes.length === 0;
     }
