@@ -236,7 +236,7 @@ def ask(scheduler: str, script: str, *args: str, timeout: float = 120) -> str:
 
 
 WAIT_FOR_WORKERS = """
-import sys, time
+import json, sys, time
 from distributed import Client
 from arena.cluster import TLS
 tls = TLS(*sys.argv[4::2]).security() if len(sys.argv) > 3 else None
@@ -245,6 +245,10 @@ with Client(sys.argv[1], timeout=30, security=tls) as client:
     while len(client.scheduler_info()["workers"]) < int(sys.argv[2]):
         assert time.monotonic() < deadline, "the workers did not join"
         time.sleep(0.1)
+    print(json.dumps([
+        {"name": w["name"], "nthreads": w["nthreads"], "resources": w["resources"], "memory": w["memory_limit"]}
+        for w in client.scheduler_info()["workers"].values()
+    ]))
 """
 
 WAIT_FOR_A_MATCH_ON = """

@@ -14,23 +14,18 @@ import time
 from pathlib import Path
 
 from .conftest import SAMPLES
-from .test_cluster import ARENA, Workers, ask, free_port, make_certificates, nodes_of, run_arena, stop, wait_listening
-
-WORKERS_SEEN = """
-import json, sys, time
-from distributed import Client
-from arena.cluster import TLS
-tls = TLS(*sys.argv[4::2]).security() if len(sys.argv) > 3 else None
-with Client(sys.argv[1], timeout=30, security=tls) as client:
-    deadline = time.monotonic() + 90
-    while len(client.scheduler_info()["workers"]) < int(sys.argv[2]):
-        assert time.monotonic() < deadline, "the workers did not join"
-        time.sleep(0.1)
-    print(json.dumps([
-        {"name": w["name"], "nthreads": w["nthreads"], "resources": w["resources"], "memory": w["memory_limit"]}
-        for w in client.scheduler_info()["workers"].values()
-    ]))
-"""
+from .test_cluster import (
+    ARENA,
+    WAIT_FOR_WORKERS,
+    Workers,
+    ask,
+    free_port,
+    make_certificates,
+    nodes_of,
+    run_arena,
+    stop,
+    wait_listening,
+)
 
 
 def start_scheduler(port: int, *tls: str) -> subprocess.Popen[bytes]:
@@ -91,7 +86,7 @@ def test_the_slurm_recipe_runs_as_dask_jobqueue_renders_it(tmp_path: Path) -> No
     scheduler = start_scheduler(port, *certs["scheduler"])
     worker = start_worker(["bash", "-c", line], tmp_path / "worker.log")
     try:
-        seen = json.loads(ask(address, WORKERS_SEEN, "1", *certs["coordinator"]))
+        seen = json.loads(ask(address, WAIT_FOR_WORKERS, "1", *certs["coordinator"]))
         db = tmp_path / "a.db"
         bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
         played = run_arena("tournament", "run", *bots, "--db", str(db), "--deals", "1", "--cluster", address,
@@ -134,7 +129,7 @@ def test_the_kubernetes_recipe_runs_as_the_operator_builds_its_pod(tmp_path: Pat
     scheduler = start_scheduler(port)
     worker = start_worker(args, tmp_path / "worker.log", env)
     try:
-        seen = json.loads(ask(env["DASK_SCHEDULER_ADDRESS"], WORKERS_SEEN, "1"))
+        seen = json.loads(ask(env["DASK_SCHEDULER_ADDRESS"], WAIT_FOR_WORKERS, "1"))
         listening = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True).stdout
         db = tmp_path / "a.db"
         bots = [str(SAMPLES / "lowest"), str(SAMPLES / "heuristic")]
