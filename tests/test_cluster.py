@@ -450,6 +450,7 @@ def test_a_worker_whose_sandbox_breaks_leaves_and_no_bot_pays(
         shutil.rmtree(wrapper_dir)
     assert coordinator.returncode == 0, err.decode()
     assert "worker w1 left the cluster: its sandbox fails" in err.decode()
+    assert "unsafe-local" not in err.decode(), "a worker refuses it: never suggested"
     assert "left the cluster" in workers.log("w1")
     assert games_of(db) == one_machine(tmp_path, bots, *SHORT)
     assert "w2" in nodes_of(db)
