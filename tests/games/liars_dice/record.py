@@ -1,0 +1,20 @@
+"""Liar's dice's catalog record: rules, wire types and score, and no optional part."""
+
+from __future__ import annotations
+
+from arena.catalog import GameRecord, Score
+
+from . import rules, wire
+
+LIARS_DICE: GameRecord[rules.State, rules.Settings, wire.View, wire.Answer, wire.Event] = GameRecord(
+    name=wire.GAME,
+    title="Liar's dice",
+    rules=rules,
+    view=wire.View,
+    event=wire.Event,
+    score=Score("chips", lower_is_better=False, per_round="Chips/round", per_round_short="Chips"),
+    private=("dice",),
+)
+
+ENV_VALUE = "tests.games.liars_dice.record:LIARS_DICE"
+"""What ``ARENA_GAMES`` holds to register it."""
