@@ -23,6 +23,7 @@ from .conftest import SAMPLES, serving
 from .test_boards import warned_db  # noqa: F401  (a shared fixture)
 from .test_web import NIMMT, SLOW_CODE, bot_folder, tournament_args, web_db, work  # noqa: F401  (shared fixtures)
 from .test_web_faults import faults_db  # noqa: F401  (a shared fixture)
+from .test_web_ladder import assert_games_redrawn_whole
 
 pytestmark = pytest.mark.browser
 
@@ -238,6 +239,7 @@ def test_the_tournament_page_updates_live(browser: Any, work: Path) -> None:  # 
             standings = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
             assert len(standings) == 3 and len(browser.find_elements(By.CSS_SELECTOR, "#standings svg.errorbar")) == 3
             assert len(browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody tr")) == 9
+            assert_games_redrawn_whole(browser)
             assert proc.wait(timeout=60) == 0
         finally:
             if proc.poll() is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import tempfile
 import urllib.error
@@ -485,6 +486,33 @@ def test_the_ladder_page_polls_in_a_browser(browser: Any, tmp_path: Path) -> Non
             WebDriverWait(browser, 60).until(lambda d: "newcomer:1" in d.find_element(By.ID, "ladder-waiting").text)
             rows = browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody tr")
             assert len(rows) == GAMES + 1
+            assert_games_redrawn_whole(browser)
             nav = browser.find_element(By.CSS_SELECTOR, ".site-header nav").text
             assert "Ladder" in nav
             assert SECRET not in browser.page_source
+
+
+def assert_games_redrawn_whole(browser: Any) -> None:
+    """The games table as the poll redrew it: as many cells in every row as headings, in
+    their order (the Started column included), and on a phone each card shows its date."""
+    from selenium.webdriver.common.by import By
+
+    headings = [th.get_attribute("textContent").strip() for th in browser.find_elements(
+        By.CSS_SELECTOR, "#tournament-games thead th"
+    )]  # fmt: skip
+    assert headings[1] == "Started", headings
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#tournament-games tbody tr'),"
+        " (row) => Array.from(row.cells, (cell) => [cell.className, cell.textContent.trim()]))"
+    )
+    assert cells and all(len(row) == len(headings) for row in cells), (headings, cells)
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[1][1]) for row in cells), cells
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(390, 844)
+        shown = [cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody td.date")]
+        assert shown and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", text) for text in shown), shown
+        hidden = browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody td.wide-only")
+        assert hidden and not any(cell.is_displayed() for cell in hidden), "match · deal and rounds are wide-only"
+    finally:
+        browser.set_window_size(size["width"], size["height"])

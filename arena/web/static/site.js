@@ -166,6 +166,9 @@
     return Array.from(byNote, ([note, bots]) => `${note} (${bots.length === rows.length && rows.length > 1 ? "every bot" : bots.join(", ")})`);
   }
 
+  // ``2026-11-30T14:02:11+00:00`` as ``2026-11-30 14:02`` (mirrors games_query.short_time).
+  const shortTime = (started) => started.slice(0, 16).replace("T", " ");
+
   function gameRow(game) {
     const seats = el("ol", { class: "seats", start: "0" });
     for (const seat of game.seats) {
@@ -175,11 +178,13 @@
       if (seat.status !== "ok") item.append(" ", el("span", { class: "badge status-" + seat.status }, seat.status));
       seats.append(item);
     }
+    const started = game.started || "";
     return el(
       "tr", {},
       el("td", { class: "num" }, el("a", { href: "/games/" + game.id }, "#" + game.id)),
-      el("td", { class: "num" }, `${game.match_no} · ${game.deal}`),
-      el("td", { class: "num" }, String(game.rounds)),
+      el("td", { class: "date" }, started ? el("time", { datetime: started }, shortTime(started)) : "—"),
+      el("td", { class: "num wide-only" }, `${game.match_no} · ${game.deal}`),
+      el("td", { class: "num wide-only" }, String(game.rounds)),
       el("td", {}, seats),
     );
   }
@@ -209,6 +214,13 @@
   function update(root, data) {
     setField(root, "games_done", String(data.games_done));
     if (data.games_planned != null) setField(root, "games_planned", String(data.games_planned));
+    if (data.standing) {
+      setField(root, "standing_progress", data.standing.progress);
+      for (const badge of root.querySelectorAll('[data-field="standing_verdict"]')) {
+        badge.className = "badge verdict-" + data.standing.decision;
+        badge.textContent = data.standing.verdict;
+      }
+    }
     const bar = root.querySelector('progress[data-field="progress"]');
     if (bar) {
       bar.value = data.games_done;
@@ -272,7 +284,7 @@
       for (const holder of root.querySelectorAll('[data-field="workers"]')) holder.hidden = data.nodes.length === 0;
     }
     const games = root.querySelector("#tournament-games");
-    if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", 4);
+    if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", games.tHead.rows[0].cells.length);
     const waiting = root.querySelector("#ladder-waiting");
     if (waiting && data.waiting) replaceRows(waiting, data.waiting.map(waitingRow), "Nothing waiting.", 4);
     root.dataset.status = health.state;
