@@ -275,7 +275,15 @@ class Site:
             self._planned[tournament.id] = total
         return total
 
-    def _tournament_summary(self, t: Tournament, done: int, health: dict[str, Any]) -> dict[str, Any]:
+    def _tournament_summary(self, store: Store, t: Tournament, done: int, health: dict[str, Any]) -> dict[str, Any]:
+        """A tournament as a list shows it. A gauntlet carries its standing (how far its
+        test got, its verdict: ``gauntlet.standing``), and a sequential one no games
+        planned: its schedule is only a cap, most of which the test never plays."""
+        from ..gauntlet import standing
+
+        gauntlet = None
+        if "gauntlet" in t.config:
+            gauntlet = self._cached(store, ("gauntlet standing", t.id), done, lambda s: standing(s, t)).value
         return {
             "name": t.name,
             **kind(t.game, t.variant),
@@ -283,9 +291,10 @@ class Site:
             "created": t.created,
             "finished": t.finished,
             "games_done": done,
-            "games_planned": self.planned(t),
+            "games_planned": None if gauntlet is not None and gauntlet["sequential"] else self.planned(t),
             "health": health,
             "gauntlet": "gauntlet" in t.config,
+            "standing": gauntlet,
         }
 
     def _health(self, t: Tournament, holders: dict[int, str], recent: list[Any]) -> dict[str, Any]:
@@ -398,7 +407,7 @@ class Site:
         for t in store.list_tournaments():
             # Only a tournament being run can be stalled: only its last games are read.
             recent = store.find_games(t.id, limit=RECENT, newest_first=True) if t.id in holders else []
-            listed.append(self._tournament_summary(t, done.get(t.id, 0), self._health(t, holders, recent)))
+            listed.append(self._tournament_summary(store, t, done.get(t.id, 0), self._health(t, holders, recent)))
         return {"tournaments": listed[::-1]}
 
     def tournament(self, name: str) -> dict[str, Any]:
@@ -411,7 +420,7 @@ class Site:
             standings = self.board(store, done, t.game, t.variant, t.name)
             standings["head_to_head"] = self.head_to_head(store, done, standings)
             return {
-                **self._tournament_summary(t, done, self._health(t, store.lease_holders(), recent)),
+                **self._tournament_summary(store, t, done, self._health(t, store.lease_holders(), recent)),
                 "seed": t.seed,
                 "deals": deals_of(t)[0],
                 "settings": t.settings,
@@ -440,7 +449,7 @@ class Site:
             live = cached.value["decision"] == "undecided" and health["state"] in ("running", "stalled")
             verdict = "running" if live else cached.value["decision"]
             return {
-                **self._tournament_summary(t, done, health),
+                **self._tournament_summary(store, t, done, health),
                 **cached.value,
                 "verdict": verdict,
                 "verdict_label": VERDICTS[verdict],
