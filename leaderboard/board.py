@@ -30,6 +30,8 @@ class Row(msgspec.Struct, frozen=True):
     rank: int
     bot: str
     elo: float
+    """The fit's Elo; NaN (null in JSON) for a bot with only a bound (``bound``), whose
+    fit would grow with every game it swept: its rating is the bound."""
     low: float
     high: float
     games: int
@@ -236,6 +238,11 @@ def settle(store: Store, game: str, variant: str, tournament: str, tournament_id
     return rows
 
 
+BOARD_REVISION = 2
+"""Part of a cached board's key: raised when the rows a fit gives change, so a board
+cached before is computed again (2: a bound is no Elo, a zero-width interval none)."""
+
+
 def board_scope(
     game: str | None = None,
     variant: str | None = None,
@@ -245,7 +252,7 @@ def board_scope(
 ) -> str:
     """The key a board is cached under in the store."""
     return (
-        f"board|{game}|{variant}|{tournament}"
+        f"board {BOARD_REVISION}|{game}|{variant}|{tournament}"
         + ("" if through is None else f"|through {through}")
         + ("" if anchor is None else f"|anchor {anchor[0]}={anchor[1]!r}")
     )
@@ -314,7 +321,7 @@ def leaderboard(
             Row(
                 ranks[component],
                 names[bot_id],
-                round(rating.elo, 1),
+                math.nan if rating.bound else round(rating.elo, 1),  # a bound is no Elo: its rating is low or high
                 round(rating.low, 1),
                 round(rating.high, 1),
                 int(loaded.games[i]),
@@ -372,7 +379,7 @@ def _board(rows: list[Row], title: str, columns: tuple[str, ...], detail: bool, 
         cells = {
             "#": str(r.rank),
             "bot": r.bot,
-            "Elo": f"{r.elo:.0f}" if _finite(r.elo) else "—",
+            "Elo": interval_text(r) if r.bound else f"{r.elo:.0f}" if _finite(r.elo) else "—",
             "95% CI": interval_text(r),
             "games": str(r.games),
             "wins": str(r.wins),
@@ -483,8 +490,13 @@ def boards_json(boards: dict[str, list[Row]], los: dict[str, Los] | None = None)
             against = {b: dict(zip(bots, values, strict=True)) for b, values in zip(bots, matrix, strict=True)}
             for row in out[kind]:
                 mine = against.get(row["bot"], {})
-                row["los"] = {b: round(p, 4) for b, p in mine.items() if b != row["bot"]}
+                row["los"] = {b: _los(p) for b, p in mine.items() if b != row["bot"]}
     return msgspec.json.format(msgspec.json.encode(out).decode(), indent=2)
+
+
+def _los(p: float) -> float | None:
+    """A LOS as JSON and CSV write it: None (null, an empty cell) where nothing can be said."""
+    return round(p, 4) if _finite(p) else None
 
 
 def _cell(row: Row, field: str) -> Any:
@@ -522,7 +534,8 @@ def los_csv(los: dict[str, Los]) -> str:
         for bot, values in zip(bots, matrix, strict=True):
             for other, p in zip(bots, values, strict=True):
                 if other != bot:
-                    writer.writerow([kind, bot, other, round(p, 4)])
+                    value = _los(p)
+                    writer.writerow([kind, bot, other, "" if value is None else value])
     return out.getvalue()
 
 
@@ -535,5 +548,6 @@ def render_los(bots: list[str], matrix: list[list[float]], title: str = "") -> T
     for number in range(1, len(bots) + 1):
         table.add_column(str(number), justify="right", no_wrap=True)
     for row, (b, values) in enumerate(zip(bots, matrix, strict=True)):
-        table.add_row(str(row + 1), b, *("" if column == row else f"{v:.2f}" for column, v in enumerate(values)))
+        cells = ("" if column == row else f"{v:.2f}" if _finite(v) else "—" for column, v in enumerate(values))
+        table.add_row(str(row + 1), b, *cells)
     return table

@@ -86,6 +86,12 @@ def test_a_bound_is_an_open_bar_and_a_missing_interval_says_why(browser: Any, wa
             whiskers = bar.find_elements(By.CSS_SELECTOR, ".whisker")
             arrows = bar.find_elements(By.CSS_SELECTOR, ".arrow")
             point = float(bar.find_element(By.CSS_SELECTOR, ".point").get_attribute("x1"))
+            if row["bound"]:  # its bound is its rating: the fit would grow with every game swept
+                assert cells[2] == cells[3] and row["elo"] is None and "none" not in bar.get_attribute("aria-label")
+                point_at = row["low"] if row["bound"] == ">" else row["high"]
+                assert point == float(bar.find_element(By.CSS_SELECTOR, ".range").get_attribute(
+                    "x1" if row["bound"] == ">" else "x2"
+                )), ("the point is drawn at the bound", point_at)  # fmt: skip
             if row["bound"] == ">":
                 assert cells[3] == f"> {row['low']:.0f}"
                 (line,) = ranges

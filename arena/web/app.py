@@ -92,6 +92,7 @@ def _environment() -> jinja2.Environment:
     env.globals.update(
         bar_x=charts.bar_x,
         bar_of=charts.errorbar,
+        rated_at=charts.rated_at,
         rating_chart=charts.rating_chart,
         llr_chart=charts.llr_chart,
         variants_of=variants_of,

@@ -89,19 +89,23 @@
 
   const finite = (v) => typeof v === "number" && Number.isFinite(v);
 
+  // Where a row's rating is drawn and sorted: its Elo, or its bound (mirrors charts.rated_at).
+  const ratedAt = (row) => (row.bound === ">" ? row.low : row.bound === "<" ? row.high : row.elo);
+
   // How a row's interval is drawn (mirrors charts.errorbar): both ends, open to the
   // right for a lower bound, open to the left for an upper bound, or the point alone.
   function barOf(row, scale) {
     const fmt = (v) => Math.round(v).toString();
     const shown = finite(row.elo) ? fmt(row.elo) : "none";
-    const xe = finite(row.elo) ? barX(row.elo, scale) : 50;
+    const point = ratedAt(row);
+    const xe = finite(point) ? barX(point, scale) : 50;
     if (row.bound === ">" && finite(row.low)) {
       return { kind: "lower", xl: barX(row.low, scale), xh: 100, xe, text: `> ${fmt(row.low)}`, width: "Infinity",
-        label: `Elo ${shown}, at least ${fmt(row.low)}: it won every comparison, so only a lower bound` };
+        label: `at least ${fmt(row.low)} Elo: it won every comparison, so only a lower bound` };
     }
     if (row.bound === "<" && finite(row.high)) {
       return { kind: "upper", xl: 0, xh: barX(row.high, scale), xe, text: `< ${fmt(row.high)}`, width: "Infinity",
-        label: `Elo ${shown}, at most ${fmt(row.high)}: it lost every comparison, so only an upper bound` };
+        label: `at most ${fmt(row.high)} Elo: it lost every comparison, so only an upper bound` };
     }
     if (finite(row.low) && finite(row.high)) {
       return { kind: "two", xl: barX(row.low, scale), xh: barX(row.high, scale), xe,
@@ -145,7 +149,8 @@
       "tr", {},
       num(row.rank),
       el("td", { "data-value": row.bot }, botLink(row.bot), ...rowMarks(row.bot, caveats)),
-      el("td", { class: "num elo", "data-value": String(row.elo) }, finite(row.elo) ? String(Math.round(row.elo)) : "—"),
+      el("td", { class: "num elo", "data-value": String(ratedAt(row)) },
+        row.bound ? bar.text : finite(row.elo) ? String(Math.round(row.elo)) : "—"),
       el("td", { class: "ci", "data-value": bar.width }, ...errorBar(bar, row.note)),
       num(row.games),
       num(row.wins),
