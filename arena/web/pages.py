@@ -156,8 +156,15 @@ class Site:
         if after is None and known is not None:
             return known
         found = merged(known if after else None, store.newest_of_kinds(after or 0))
+        went_away = known is not None and not after
         if after and not agrees(found, last, games):  # games went away meanwhile
             found = merged(None, store.newest_of_kinds())
+            went_away = True
+        if went_away:  # a board's newest game may still be there, its deleted games not
+            self.cache.forget()
+            self.anchored.clear()
+            with self._planned_lock:  # a deleted tournament's id may be given again
+                self._planned.clear()
         self._kind_stamps = found
         return found
 

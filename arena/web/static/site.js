@@ -331,6 +331,39 @@
     else root.dataset.polling = "stopped";
   }
 
+  // --- a page that follows the database (the leaderboard) ---------------------------------
+
+  // Fetches the page again every data-refresh-ms and, when its part changed (new games
+  // rated, a tournament or bot deleted, a board no longer updating), swaps that part in
+  // without a reload. Stops while the tab is hidden; a failed fetch waits longer.
+  function following(root) {
+    let current = root;
+    let failures = 0;
+    let shown = current.innerHTML;
+    async function again() {
+      if (document.hidden) return setTimeout(again, Number(current.dataset.refreshMs));
+      try {
+        const response = await fetch(location.href, { headers: { Accept: "text/html" }, cache: "no-store" });
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        const page = new DOMParser().parseFromString(await response.text(), "text/html");
+        const fresh = page.querySelector("[data-refresh-ms]");
+        if (fresh && fresh.innerHTML !== shown) {
+          shown = fresh.innerHTML;
+          const placed = document.importNode(fresh, true);
+          current.replaceWith(placed);
+          current = placed;
+          current.querySelectorAll("table.sortable").forEach(makeSortable);
+          document.body.dataset.redrawn = String(Number(document.body.dataset.redrawn || 0) + 1);
+        }
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+      }
+      setTimeout(again, Number(current.dataset.refreshMs) * Math.min(1 + failures, 8));
+    }
+    setTimeout(again, Number(current.dataset.refreshMs));
+  }
+
   // --- the theme control (theme.js applies and remembers the choice) -------------------
 
   function themeControl(nav) {
@@ -351,6 +384,7 @@
       select.addEventListener("change", () => select.form && select.form.submit());
     });
     document.querySelectorAll("[data-live-url]").forEach(live);
+    document.querySelectorAll("[data-refresh-ms]").forEach(following);
     themeControl(document.querySelector(".site-header nav"));
   }
 
