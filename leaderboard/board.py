@@ -161,9 +161,14 @@ def _seats(rows: list[tuple[Any, ...]]) -> _Seats:
 
 
 def _load(
-    store: Store, game: str | None, variant: str | None, tournament: str | None, through: int | None = None
+    store: Store,
+    game: str | None,
+    variant: str | None,
+    tournament: str | None,
+    through: int | None = None,
+    through_game: int | None = None,
 ) -> _Scope | None:
-    rows = store.results(game, variant, tournament, through)
+    rows = store.results(game, variant, tournament, through, through_game)
     if not rows:
         return None
     import numpy as np
@@ -249,11 +254,13 @@ def board_scope(
     tournament: str | None = None,
     through: int | None = None,
     anchor: Anchor | None = None,
+    through_game: int | None = None,
 ) -> str:
     """The key a board is cached under in the store."""
     return (
         f"board {BOARD_REVISION}|{game}|{variant}|{tournament}"
         + ("" if through is None else f"|through {through}")
+        + ("" if through_game is None else f"|through game {through_game}")
         + ("" if anchor is None else f"|anchor {anchor[0]}={anchor[1]!r}")
     )
 
@@ -270,21 +277,23 @@ def leaderboard(
     tournament: str | None = None,
     through_tournament: int | None = None,
     anchor: Anchor | None = None,
+    through_game: int | None = None,
 ) -> list[Row]:
     """Every bot of the chosen games: component by component (the largest first), best
     Elo first within each, ranked within it.
 
     ``through_tournament``: only the games of tournaments with at most this id, the
-    board as it stood after that tournament (the web's rating-over-time chart).
+    board as it stood after that tournament (the web's rating-over-time chart);
+    ``through_game``: only the games with at most this id (the same within a ladder).
     ``anchor``: that bot has that Elo and the others are relative to it; ``AnchorError``
     when it is not on the board.
     """
-    scope = board_scope(game, variant, tournament, through_tournament, anchor)
+    scope = board_scope(game, variant, tournament, through_tournament, anchor, through_game)
     last = store.last_game_id()
     cached = store.cached_board(scope, last)
     if cached is not None:
         return _decode_rows(cached)
-    loaded = _load(store, game, variant, tournament, through_tournament)
+    loaded = _load(store, game, variant, tournament, through_tournament, through_game)
     if loaded is None:
         if anchor is not None:
             raise AnchorError(f"no bot {anchor[0]!r} on the board: it has no games", [])
@@ -298,7 +307,7 @@ def leaderboard(
             where = f"{game}/{variant}" if game and variant else "the board"
             raise AnchorError(f"no bot {anchor[0]!r} on {where}: its bots are {', '.join(on_board)}", on_board)
         anchored = (str(next(b for b in loaded.bot_ids if names[b] == found)), anchor[1])
-    faults = store.fault_totals(game, variant, tournament, through_tournament)
+    faults = store.fault_totals(game, variant, tournament, through_tournament, through_game)
     index = {bot_id: i for i, bot_id in enumerate(loaded.bot_ids)}
     from .ratings import rate  # loaded with the scope's arrays: numpy is in already
 

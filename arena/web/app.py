@@ -376,7 +376,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     if writer is not None:
-        routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html)]
+        routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, site.standing)]
 
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, WebError):
