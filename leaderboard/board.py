@@ -56,6 +56,11 @@ class Row(msgspec.Struct, frozen=True):
     def faults(self) -> int:
         return self.timeouts + self.crashes + self.malformed + self.illegal
 
+    @property
+    def rated(self) -> float:
+        """What is known of its strength as one number: the Elo, or its bound (NaN: neither)."""
+        return self.low if self.bound == ">" else self.high if self.bound == "<" else self.elo
+
 
 def _finite(value: float) -> bool:
     return not (math.isnan(value) or math.isinf(value))
