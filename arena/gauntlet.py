@@ -350,7 +350,7 @@ def reading_of(store: Store, tournament: Tournament) -> Reading | None:
     return read(store, tournament, bots)
 
 
-def standing_of(reading: Reading, test: Sprt | None) -> dict[str, Any]:
+def standing_of(reading: Reading, test: Sprt | None, new: str) -> dict[str, Any]:
     """How far a gauntlet is and what it found, as every view that lists it says so: its
     schedule is only a cap (a sequential test stops at the first bound), so the games
     played are counted in deal groups, never as a share of that cap (``sequential``: it
@@ -363,7 +363,8 @@ def standing_of(reading: Reading, test: Sprt | None) -> dict[str, Any]:
     if test is None or d is None:
         decision = "done" if reading.finished else "undecided"
         progress = f"{reading.stored} of {reading.planned} games, {groups} (a fixed number of deals)"
-        verdict = "done" if reading.finished else "playing its fixed number of deals"
+        field_elo = f"{new} against the field: Elo {elo_text(against_field(reading, new))}"
+        verdict = f"done: {field_elo}" if reading.finished else f"so far: {field_elo}"
     else:
         bounds = f"({test.lower:.2f}, {test.upper:.2f})"
         hypotheses = f"elo0 = {signed(test.elo0)}, elo1 = {signed(test.elo1)}"
@@ -392,4 +393,6 @@ def standing(store: Store, tournament: Tournament) -> dict[str, Any] | None:
     """``standing_of`` a gauntlet from its stored games (None: not a gauntlet, or a bot of it removed)."""
     spec = spec_of(tournament)
     reading = None if spec is None else reading_of(store, tournament)
-    return None if spec is None or reading is None else standing_of(reading, spec.test())
+    if spec is None or reading is None:
+        return None
+    return standing_of(reading, spec.test(), msgspec.convert(tournament.config, TournamentConfig).bots[0])

@@ -220,6 +220,9 @@ def test_without_a_test_a_fixed_number_of_deals(tmp_path: Path) -> None:
     assert "2 deals per table (8 games)" in run.stdout and "LLR" not in run.stdout
     assert "done: 4 deal groups, 8 games; lowest:1.0.0 against the field: Elo " in run.stdout
     assert stored(db, "f") == 8
+    show = arena("tournament", "show", "f", "--db", str(db)).stdout
+    assert "games: 8 of 8 games, 4 deal groups (a fixed number of deals)" in show, show
+    assert "verdict: done: lowest:1.0.0 against the field: Elo " in show, show
 
 
 def dump(db: Path) -> list[str]:
