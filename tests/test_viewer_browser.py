@@ -248,7 +248,9 @@ def test_keys_still_work_after_the_round_and_speed_dropdowns(browser: Any, pages
     browser.execute_script("arguments[0].focus()", rounds)
     assert arrow_and_space(browser, focused_keys) == expected
     assert Select(rounds).first_selected_option.text == "Round 3"
-    assert Select(browser.find_element(By.CSS_SELECTOR, "select.rv-speed")).first_selected_option.text.startswith("2\u00d7 ")
+    assert Select(browser.find_element(By.CSS_SELECTOR, "select.rv-speed")).first_selected_option.text.startswith(
+        "2\u00d7 "
+    )
 
     # but typing in a text field never moves the viewer
     browser.execute_script(
