@@ -297,7 +297,9 @@ def short_time(stamp: str | None) -> str:
     return "" if not stamp else stamp[:16].replace("T", " ")
 
 
-TOURNAMENT_FIELDS = ("name", "game", "board", "board_label", "status", "games", "scheduled", "created", "finished")
+TOURNAMENT_FIELDS = (
+    "name", "game", "board", "board_label", "status", "games", "scheduled", "created", "finished", "progress", "verdict"
+)  # fmt: skip
 
 
 @tournament_app.command("list")
@@ -313,9 +315,16 @@ def tournament_list(
         holders = store.lease_holders()
         played = store.games_per_tournament()
         rows: list[dict[str, Any]] = []
+        groups: dict[str, int] = {}  # a sequential gauntlet's deal groups counted so far
+        from .gauntlet import standing
+
         for t in store.list_tournaments():
             key, label = tournament_board(t)
-            scheduled = scheduled_games(t)
+            gauntlet = standing(store, t)
+            if gauntlet is not None and gauntlet["sequential"]:
+                groups[t.name] = gauntlet["groups"]
+            # A gauntlet's schedule is a cap, not a plan: its test stops at a bound.
+            scheduled = None if gauntlet is not None and gauntlet["sequential"] else scheduled_games(t)
             rows.append(
                 {
                     "name": t.name,
@@ -327,6 +336,8 @@ def tournament_list(
                     "scheduled": None if scheduled is None else scheduled[0],
                     "created": t.created,
                     "finished": t.finished,
+                    "progress": None if gauntlet is None else gauntlet["progress"],
+                    "verdict": None if gauntlet is None else gauntlet["verdict"],
                 }
             )
         if format_ == "json":
@@ -342,18 +353,22 @@ def tournament_list(
             print(shown(out.getvalue(), lines=True), end="")
             return
         table = Table(title=escape(f"Tournaments in {db}"))
-        for column in ("tournament", "board", "status", "games", "created", "finished"):
+        verdicts = any(row["verdict"] for row in rows)
+        for column in ("tournament", "board", "status", "games", "created", "finished", "verdict")[: 6 + verdicts]:
             table.add_column(column, justify="right" if column == "games" else "left")
         for row in rows:
             of = "?" if row["scheduled"] is None else row["scheduled"]
-            table.add_row(
+            cells = [
                 escape(row["name"]),
                 escape(row["board_label"]),
                 row["status"],
-                f"{row['games']}/{of}",
+                f"{row['games']} ({groups[row['name']]} deal groups)"
+                if row["name"] in groups
+                else f"{row['games']}/{of}",
                 short_time(row["created"]),
                 short_time(row["finished"]),
-            )
+            ]
+            table.add_row(*cells, *([escape(row["verdict"] or "")] if verdicts else []))
         print_table(table)
         if not rows:
             err_console.print("no tournaments yet (`arena tournament run` starts one)")
@@ -385,6 +400,9 @@ def tournament_show(
         refs += [ref for ref in seats if ref not in refs]
         bots = [{"bot": ref, "games": seats.get(ref, 0), "stored": ref in stored.values()} for ref in refs]
         grown = list(t.config.get("grown") or [])
+        from .gauntlet import standing
+
+        gauntlet = standing(store, t)
         info = {
             "name": t.name,
             "game": t.game,
@@ -403,6 +421,7 @@ def tournament_show(
             "scheduled": None if scheduled is None else scheduled[0],
             "matches": None if scheduled is None else scheduled[1],
             "resume": resume_command(t, db) if status == "interrupted" else None,
+            "gauntlet": gauntlet,
         }
         if format_ == "json":
             import msgspec
@@ -411,15 +430,25 @@ def tournament_show(
             return
         limits = t.config.get("limits") or {}
         deals = t.config.get("deals")
+        if gauntlet is not None:  # its schedule is a cap: the test stops at a bound
+            played = [f"games: {gauntlet['progress']}", f"verdict: {gauntlet['verdict']}"]
+            plan = f"schedule: a gauntlet, tables of {t.config.get('table_size')}, one deal group at a time"
+        else:
+            played = [
+                f"games: {games}" + (f" of {scheduled[0]} ({games / max(scheduled[0], 1):.0%})" if scheduled else "")
+            ]
+            plan = (
+                f"schedule: tables of {t.config.get('table_size')}, {deals} deal{'s' * (deals != 1)} each, every deal"
+                " once per seat rotation" + (f"; {scheduled[1]} table{'s' * (scheduled[1] != 1)}" if scheduled else "")
+            )
         lines = [
             f"tournament {t.name} · {label} ({key})",
             f"status: {status}" + (f" (run by {holders[t.id]})" if t.id in holders else ""),
             f"created {t.created}" + (f", finished {t.finished}" if t.finished else ""),
-            f"games: {games}" + (f" of {scheduled[0]} ({games / max(scheduled[0], 1):.0%})" if scheduled else ""),
+            *played,
             f"seed: {t.seed}",
             "deals: " + deals_of(t)[1],
-            f"schedule: tables of {t.config.get('table_size')}, {deals} deal{'s' * (deals != 1)} each, every deal"
-            " once per seat rotation" + (f"; {scheduled[1]} table{'s' * (scheduled[1] != 1)}" if scheduled else ""),
+            plan,
             f"time: {limits.get('move_ms', 1000) / 1000:g} s a move, a bank of {limits.get('bank_ms', 10000) / 1000:g} s"
             f" a game, {limits.get('startup_ms', 10000) / 1000:g} s to start; fair time"
             f" {'on' if t.config.get('fair_time', True) else 'off'}",

@@ -34,7 +34,7 @@ from leaderboard.sprt import Decision, Sprt, llr, llr_trace, sequential
 from .league import schedule_of
 from .match import GameResult as PlayedGame
 from .schedule import Match, gauntlet_tables
-from .store import Store, StoredBot, Tournament
+from .store import Store, StoredBot, StoreError, Tournament
 from .tournament import Player, Progress, TournamentConfig, run_tournament
 
 CHUNK = 8
@@ -344,3 +344,62 @@ async def run_gauntlet(
             reading = read(store, tournament, bots)
     store.set_status(tournament.id, "finished")
     return reading
+
+
+def reading_of(store: Store, tournament: Tournament) -> Reading | None:
+    """The reading of a gauntlet's stored games, for the views that list it; None when a
+    bot it was configured with has been removed (its games went with it)."""
+    config = msgspec.convert(tournament.config, TournamentConfig)
+    try:
+        bots = [store.get_bot(ref) for ref in config.bots]
+    except StoreError:
+        return None
+    return read(store, tournament, bots)
+
+
+def standing_of(reading: Reading, test: Sprt | None, new: str) -> dict[str, Any]:
+    """How far a gauntlet is and what it found, as every view that lists it says so: its
+    schedule is only a cap (a sequential test stops at the first bound), so the games
+    played are counted in deal groups, never as a share of that cap (``sequential``: it
+    has a test; without one it plays its fixed schedule whole). ``decision`` is
+    ``H1``, ``H0``, ``inconclusive``, ``done`` or ``undecided``; ``progress`` says how far
+    it got; ``verdict`` says what it found, with the bounds it was judged by."""
+    groups = f"{reading.groups} deal group{'s' * (reading.groups != 1)}"
+    cap = f"at most {reading.planned} games"
+    d = reading.decision
+    if test is None or d is None:
+        decision = "done" if reading.finished else "undecided"
+        progress = f"{reading.stored} of {reading.planned} games, {groups} (a fixed number of deals)"
+        field_elo = f"{new} against the field: Elo {elo_text(against_field(reading, new))}"
+        verdict = f"done: {field_elo}" if reading.finished else f"so far: {field_elo}"
+    else:
+        bounds = f"({test.lower:.2f}, {test.upper:.2f})"
+        hypotheses = f"elo0 = {signed(test.elo0)}, elo1 = {signed(test.elo1)}"
+        if d.verdict == "H1":
+            decision, verdict = "H1", f"H1 accepted: LLR {d.llr:.2f} >= {test.upper:.2f} ({hypotheses})"
+        elif d.verdict == "H0":
+            decision, verdict = "H0", f"H0 accepted: LLR {d.llr:.2f} <= {test.lower:.2f} ({hypotheses})"
+        elif reading.finished:
+            decision, verdict = "inconclusive", f"inconclusive at the cap: LLR {d.llr:.2f} within {bounds}"
+        else:
+            decision, verdict = "undecided", f"undecided: LLR {d.llr:.2f} within {bounds} ({hypotheses})"
+        if decision == "undecided":
+            progress = f"SPRT running: {groups}, {reading.stored} games ({cap})"
+        else:
+            progress = f"SPRT decided after {groups}, {reading.stored} games"
+    return {
+        "decision": decision,
+        "sequential": test is not None,
+        "groups": reading.groups,
+        "progress": progress,
+        "verdict": verdict,
+    }
+
+
+def standing(store: Store, tournament: Tournament) -> dict[str, Any] | None:
+    """``standing_of`` a gauntlet from its stored games (None: not a gauntlet, or a bot of it removed)."""
+    spec = spec_of(tournament)
+    reading = None if spec is None else reading_of(store, tournament)
+    if spec is None or reading is None:
+        return None
+    return standing_of(reading, spec.test(), msgspec.convert(tournament.config, TournamentConfig).bots[0])

@@ -124,7 +124,7 @@ def rated(rows: list[Row], active: list[StoredBot]) -> list[Rated]:
     for bot in active:
         row = by_ref.get(bot.ref)
         if row is None or row.bound or row.games < SETTLING or not (math.isfinite(row.low) and math.isfinite(row.high)):
-            elo = row.elo if row is not None and math.isfinite(row.elo) else MEAN_ELO
+            elo = row.rated if row is not None and math.isfinite(row.rated) else MEAN_ELO
             found.append(Rated(bot.id, elo, math.inf))
         else:
             found.append(Rated(bot.id, row.elo, row.high - row.low))

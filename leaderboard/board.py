@@ -30,6 +30,8 @@ class Row(msgspec.Struct, frozen=True):
     rank: int
     bot: str
     elo: float
+    """The fit's Elo; NaN (null in JSON) for a bot with only a bound (``bound``), whose
+    fit would grow with every game it swept: its rating is the bound."""
     low: float
     high: float
     games: int
@@ -53,6 +55,11 @@ class Row(msgspec.Struct, frozen=True):
     @property
     def faults(self) -> int:
         return self.timeouts + self.crashes + self.malformed + self.illegal
+
+    @property
+    def rated(self) -> float:
+        """What is known of its strength as one number: the Elo, or its bound (NaN: neither)."""
+        return self.low if self.bound == ">" else self.high if self.bound == "<" else self.elo
 
 
 def _finite(value: float) -> bool:
@@ -159,9 +166,14 @@ def _seats(rows: list[tuple[Any, ...]]) -> _Seats:
 
 
 def _load(
-    store: Store, game: str | None, variant: str | None, tournament: str | None, through: int | None = None
+    store: Store,
+    game: str | None,
+    variant: str | None,
+    tournament: str | None,
+    through: int | None = None,
+    through_game: int | None = None,
 ) -> _Scope | None:
-    rows = store.results(game, variant, tournament, through)
+    rows = store.results(game, variant, tournament, through, through_game)
     if not rows:
         return None
     import numpy as np
@@ -236,17 +248,24 @@ def settle(store: Store, game: str, variant: str, tournament: str, tournament_id
     return rows
 
 
+BOARD_REVISION = 2
+"""Part of a cached board's key: raised when the rows a fit gives change, so a board
+cached before is computed again (2: a bound is no Elo, a zero-width interval none)."""
+
+
 def board_scope(
     game: str | None = None,
     variant: str | None = None,
     tournament: str | None = None,
     through: int | None = None,
     anchor: Anchor | None = None,
+    through_game: int | None = None,
 ) -> str:
     """The key a board is cached under in the store."""
     return (
-        f"board|{game}|{variant}|{tournament}"
+        f"board {BOARD_REVISION}|{game}|{variant}|{tournament}"
         + ("" if through is None else f"|through {through}")
+        + ("" if through_game is None else f"|through game {through_game}")
         + ("" if anchor is None else f"|anchor {anchor[0]}={anchor[1]!r}")
     )
 
@@ -263,21 +282,23 @@ def leaderboard(
     tournament: str | None = None,
     through_tournament: int | None = None,
     anchor: Anchor | None = None,
+    through_game: int | None = None,
 ) -> list[Row]:
     """Every bot of the chosen games: component by component (the largest first), best
     Elo first within each, ranked within it.
 
     ``through_tournament``: only the games of tournaments with at most this id, the
-    board as it stood after that tournament (the web's rating-over-time chart).
+    board as it stood after that tournament (the web's rating-over-time chart);
+    ``through_game``: only the games with at most this id (the same within a ladder).
     ``anchor``: that bot has that Elo and the others are relative to it; ``AnchorError``
     when it is not on the board.
     """
-    scope = board_scope(game, variant, tournament, through_tournament, anchor)
+    scope = board_scope(game, variant, tournament, through_tournament, anchor, through_game)
     last = store.last_game_id()
     cached = store.cached_board(scope, last)
     if cached is not None:
         return _decode_rows(cached)
-    loaded = _load(store, game, variant, tournament, through_tournament)
+    loaded = _load(store, game, variant, tournament, through_tournament, through_game)
     if loaded is None:
         if anchor is not None:
             raise AnchorError(f"no bot {anchor[0]!r} on the board: it has no games", [])
@@ -291,7 +312,7 @@ def leaderboard(
             where = f"{game}/{variant}" if game and variant else "the board"
             raise AnchorError(f"no bot {anchor[0]!r} on {where}: its bots are {', '.join(on_board)}", on_board)
         anchored = (str(next(b for b in loaded.bot_ids if names[b] == found)), anchor[1])
-    faults = store.fault_totals(game, variant, tournament, through_tournament)
+    faults = store.fault_totals(game, variant, tournament, through_tournament, through_game)
     index = {bot_id: i for i, bot_id in enumerate(loaded.bot_ids)}
     from .ratings import rate  # loaded with the scope's arrays: numpy is in already
 
@@ -314,7 +335,7 @@ def leaderboard(
             Row(
                 ranks[component],
                 names[bot_id],
-                round(rating.elo, 1),
+                math.nan if rating.bound else round(rating.elo, 1),  # a bound is no Elo: its rating is low or high
                 round(rating.low, 1),
                 round(rating.high, 1),
                 int(loaded.games[i]),
@@ -372,7 +393,7 @@ def _board(rows: list[Row], title: str, columns: tuple[str, ...], detail: bool, 
         cells = {
             "#": str(r.rank),
             "bot": r.bot,
-            "Elo": f"{r.elo:.0f}" if _finite(r.elo) else "—",
+            "Elo": interval_text(r) if r.bound else f"{r.elo:.0f}" if _finite(r.elo) else "—",
             "95% CI": interval_text(r),
             "games": str(r.games),
             "wins": str(r.wins),
@@ -483,8 +504,13 @@ def boards_json(boards: dict[str, list[Row]], los: dict[str, Los] | None = None)
             against = {b: dict(zip(bots, values, strict=True)) for b, values in zip(bots, matrix, strict=True)}
             for row in out[kind]:
                 mine = against.get(row["bot"], {})
-                row["los"] = {b: round(p, 4) for b, p in mine.items() if b != row["bot"]}
+                row["los"] = {b: _los(p) for b, p in mine.items() if b != row["bot"]}
     return msgspec.json.format(msgspec.json.encode(out).decode(), indent=2)
+
+
+def _los(p: float) -> float | None:
+    """A LOS as JSON and CSV write it: None (null, an empty cell) where nothing can be said."""
+    return round(p, 4) if _finite(p) else None
 
 
 def _cell(row: Row, field: str) -> Any:
@@ -522,7 +548,8 @@ def los_csv(los: dict[str, Los]) -> str:
         for bot, values in zip(bots, matrix, strict=True):
             for other, p in zip(bots, values, strict=True):
                 if other != bot:
-                    writer.writerow([kind, bot, other, round(p, 4)])
+                    value = _los(p)
+                    writer.writerow([kind, bot, other, "" if value is None else value])
     return out.getvalue()
 
 
@@ -535,5 +562,6 @@ def render_los(bots: list[str], matrix: list[list[float]], title: str = "") -> T
     for number in range(1, len(bots) + 1):
         table.add_column(str(number), justify="right", no_wrap=True)
     for row, (b, values) in enumerate(zip(bots, matrix, strict=True)):
-        table.add_row(str(row + 1), b, *("" if column == row else f"{v:.2f}" for column, v in enumerate(values)))
+        cells = ("" if column == row else f"{v:.2f}" if _finite(v) else "—" for column, v in enumerate(values))
+        table.add_row(str(row + 1), b, *cells)
     return table

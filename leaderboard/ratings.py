@@ -48,6 +48,9 @@ MAX_DF = 10_000.0
 """Degrees of freedom above this are treated as this many (t and normal differ by 0.01%)."""
 POOLED_DF = 4.0
 """The most degrees of freedom the pooled variance adds to a bot's own groups' (see ``_sandwich``)."""
+BALANCED_ELO = 1e-6
+"""An interval narrower than this (in Elo) is none: the deal groups balanced exactly."""
+BALANCED = "every deal group balanced exactly: these games cannot separate it from the others (no interval)"
 NEWTON_STEPS = 100
 NEWTON_TOLERANCE = 1e-10
 """Stop when no log-strength moves more than this (about 2e-8 Elo)."""
@@ -210,7 +213,13 @@ def rate(
         )
         for i, bot in enumerate(table.bots)
     ]
-    return sorted(ratings, key=lambda rating: (rating.component, -rating.elo, rating.bot))
+    return sorted(ratings, key=lambda r: (r.component, TIERS[r.bound], -r.elo, r.bot))
+
+
+TIERS = {">": 0, "": 1, "<": 2}
+"""The order of a component by what is known: a bot that won every comparison above the
+bots rated two-sided, one that lost every one below them; then by Elo (of a bound, the
+bound itself)."""
 
 
 def likelihood_of_superiority(
@@ -224,7 +233,8 @@ def likelihood_of_superiority(
     intervals; so ``los[i][j] + los[j][i] == 1`` and the diagonal is 0.5. A bot that
     won every comparison against one rated two-sided: 1 minus the exact p-value of "no
     stronger" (the bound's test). NaN where nothing can be said: bots of different
-    components, a bot without an interval, two bounds on the same side.
+    components, a bot without an interval (not even a bound), two bounds on the same
+    side, two bounds with no bot rated two-sided to compare them through.
     ``bootstrap`` and ``seed`` are accepted for old callers and change nothing.
     """
     table = results if isinstance(results, Table) else _tabulate(results)
@@ -232,9 +242,12 @@ def likelihood_of_superiority(
         return [], []
     analysis = _analyse(table, None)
     n = len(table.bots)
-    order = sorted(range(n), key=lambda i: (analysis.component[i], -analysis.elo[i], table.bots[i]))
+    order = sorted(
+        range(n), key=lambda i: (analysis.component[i], TIERS[analysis.bound[i]], -analysis.elo[i], table.bots[i])
+    )
     los = np.full((n, n), math.nan)
-    core = np.flatnonzero(analysis.core & analysis.has_interval)
+    rated = analysis.core & analysis.has_interval  # nothing is said against a bot without an interval
+    core = np.flatnonzero(rated)
     first, second = np.triu_indices(n, 1)
     chosen = np.isin(first, core) & np.isin(second, core) & (analysis.component[first] == analysis.component[second])
     first, second = first[chosen], second[chosen]
@@ -249,7 +262,7 @@ def likelihood_of_superiority(
     bounded = [i for i in range(n) if analysis.bound[i]]
     for i in bounded:
         won = analysis.bound[i] == ">"
-        for j in np.flatnonzero(analysis.core & (analysis.component == analysis.component[i])).tolist():
+        for j in np.flatnonzero(rated & (analysis.component == analysis.component[i])).tolist():
             p = _sweep_p_value(table, analysis, i, analysis.theta[j])
             if not math.isnan(p):
                 los[i, j] = 1 - p if won else p
@@ -357,6 +370,13 @@ def _analyse(table: Table, anchor: tuple[int, float] | None) -> _Analysis:
             notes[i].append(f"{groups[i]} deal groups: interval from few groups")
         variance, dfs[i] = spread.variance(contrast[i], i)
         spreads[i] = ELO_PER_NAT * math.sqrt(variance)
+    # No spread at all: every deal group balanced exactly (each bot held every rank of
+    # each deal once, say). That is no evidence that the bots are equal, only that these
+    # games cannot tell them apart: no interval, rather than a zero-width one.
+    balanced = has_interval & (spreads < BALANCED_ELO) & np.isnan(low)
+    for i in np.flatnonzero(balanced).tolist():
+        notes[i].append(BALANCED)
+    has_interval &= ~balanced
     half = _t_quantile(1 - TAIL, dfs) * spreads
     rated = has_interval & np.isnan(low)  # not the anchor, whose interval is [elo, elo]
     low[rated], high[rated] = elo[rated] - half[rated], elo[rated] + half[rated]
@@ -374,12 +394,12 @@ def _analyse(table: Table, anchor: tuple[int, float] | None) -> _Analysis:
         else:
             notes[i].append(f"{what} every comparison, but none against a bot with both wins and losses: no bound")
             continue
+        # What is known is the bound: the fit alone would grow with every game swept.
+        elo[i] = value
         if won:
             low[i] = value
-            elo[i] = max(elo[i], value)
         else:
             high[i] = value
-            elo[i] = min(elo[i], value)
         scope = "" if everything else " against the bots rated two-sided"
         notes[i].append(f"{what} every comparison{scope}: {'lower' if won else 'upper'} bound only")
 
@@ -603,7 +623,9 @@ def _apart_p_value(table: Table, analysis: _Analysis, above: int, below: int) ->
     if gap is not None:
         groups = math.log(TAIL) / math.log(1 / (1 + math.exp(-gap)))
         return float(0.5**groups)
-    references = analysis.theta[analysis.core & (analysis.component == analysis.component[above])]
+    references = analysis.theta[
+        analysis.core & analysis.has_interval & (analysis.component == analysis.component[above])
+    ]
     if not len(references):
         return math.nan
     chances = [

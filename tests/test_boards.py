@@ -343,3 +343,29 @@ def test_a_database_of_schema_3_is_split_into_boards(warned_db: Path, tmp_path: 
     assert boards(old) == expected, "the same boards as a database made after the change"
     with Store(old, read_only=True) as store:
         assert {g.node for g in store.find_games(limit=1000)} == {""}, "the node of a game stored before: unknown"
+
+
+def test_a_bound_is_the_rating_and_nothing_unknown_is_a_number(warned_db: Path) -> None:
+    """A bot that won every comparison: its bound is its rating in the table (``> 1454``),
+    its Elo is null in JSON and empty in CSV (the fit would grow with every game it swept),
+    and it ranks first by what is known. A LOS that cannot be said is null in JSON, empty
+    in CSV and a dash in the table, as a missing value is elsewhere; never ``nan``."""
+    once = {r["bot"]: r for r in boards(warned_db, "--board", ONCE)[ONCE]}
+    swept = once["heuristic:1.0.0"]
+    assert swept["bound"] == ">" and swept["elo"] is None and swept["rank"] == 1 and finite(swept["low"])
+    for row in once.values():
+        assert (row["elo"] is None) == bool(row["bound"]), row
+    parsed = list(csv.DictReader(io.StringIO(arena("leaderboard", "--db", str(warned_db), "--format", "csv").stdout)))
+    assert next(r for r in parsed if r["game"] == ONCE and r["bot"] == "heuristic:1.0.0")["elo"] == ""
+    shown = on_terminal("leaderboard", "--db", str(warned_db), "--board", ONCE)
+    line = next(line for line in shown.splitlines() if " heuristic:1.0.0 " in line)
+    assert line.split("│")[3].strip() == f"> {swept['low']:.0f}", line
+
+    # The LOS of one deal group: nothing can be said of the bots without an interval.
+    los = json.loads(arena("leaderboard", "--db", str(warned_db), "--board", ONCE, "--format", "json", "--los").stdout)
+    values = [v for row in los[ONCE] for v in row["los"].values()]
+    assert None in values and all(v is None or 0 <= v <= 1 for v in values), los
+    pairs = arena("leaderboard", "--db", str(warned_db), "--board", ONCE, "--format", "csv", "--los").stdout
+    assert "nan" not in pairs and any(line.endswith(",") for line in pairs.splitlines()), pairs
+    table = on_terminal("leaderboard", "--db", str(warned_db), "--board", ONCE, "--los")
+    assert "nan" not in table and "—" in table.split("Likelihood of superiority")[1], table

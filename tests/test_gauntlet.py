@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
@@ -219,6 +220,9 @@ def test_without_a_test_a_fixed_number_of_deals(tmp_path: Path) -> None:
     assert "2 deals per table (8 games)" in run.stdout and "LLR" not in run.stdout
     assert "done: 4 deal groups, 8 games; lowest:1.0.0 against the field: Elo " in run.stdout
     assert stored(db, "f") == 8
+    show = arena("tournament", "show", "f", "--db", str(db)).stdout
+    assert "games: 8 of 8 games, 4 deal groups (a fixed number of deals)" in show, show
+    assert "verdict: done: lowest:1.0.0 against the field: Elo " in show, show
 
 
 def dump(db: Path) -> list[str]:
@@ -274,3 +278,53 @@ def test_a_gauntlet_against_itself_is_refused(league: Path, tmp_path: Path) -> N
     assert alone.returncode != 0 and "is among its own opponents" in alone.stderr and not missing.exists()
     no_field = arena("gauntlet", HEURISTIC, "--db", str(missing))
     assert no_field.returncode != 0 and "name the opponents" in no_field.stderr and not missing.exists()
+
+
+def test_every_view_that_lists_a_gauntlet_says_how_far_its_test_got_and_its_verdict(
+    passed: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    """`tournament show`, `tournament list` and the web's index and tournament list count a
+    gauntlet in deal groups and carry its verdict with its bounds, never its cap's share."""
+    import json
+    import urllib.request
+
+    from .conftest import serving
+
+    db = passed[0]
+    groups = verdict_groups(passed[1].stdout)
+    show = arena("tournament", "show", "g", "--db", str(db))
+    assert show.returncode == 0, show.stderr
+    assert f"games: SPRT decided after {groups} deal groups, {stored(db, 'g')} games" in show.stdout
+    assert re.search(r"verdict: H1 accepted: LLR \d\.\d\d >= 2\.94 \(elo0 = 0, elo1 = \+200\)", show.stdout)
+    assert "%)" not in show.stdout and "deals each" not in show.stdout, show.stdout
+    assert not re.search(r"\d tables", show.stdout), show.stdout
+    listed = json.loads(arena("tournament", "list", "--db", str(db), "--format", "json").stdout)
+    assert listed[0]["scheduled"] is None and listed[0]["verdict"].startswith("H1 accepted: LLR")
+    wide = {**os.environ, "COLUMNS": "300"}
+    table = subprocess.run(
+        [ARENA, "tournament", "list", "--db", str(db)], capture_output=True, text=True, env=wide
+    ).stdout
+    assert f"{stored(db, 'g')} ({groups} deal groups)" in table and "H1 accepted" in table and "/200" not in table
+
+    # Interrupted after five games: its test is under way, counted in deal groups.
+    early = copy_of(db, tmp_path)
+    with sqlite3.connect(early) as conn:
+        conn.execute("DELETE FROM game_seats WHERE game_id > 5")
+        conn.execute("DELETE FROM games WHERE id > 5")
+        conn.execute("UPDATE tournaments SET status = 'interrupted', finished = NULL")
+    show = arena("tournament", "show", "g", "--db", str(early)).stdout
+    assert re.search(r"games: SPRT running: \d deal groups?, 5 games \(at most 200 games\)", show), show
+    assert re.search(r"verdict: undecided: LLR -?\d\.\d\d within \(-2\.94, 2\.94\)", show), show
+
+    for database, says in ((db, "H1 accepted: LLR"), (early, "undecided: LLR")):
+        with serving(database) as url:
+            for page in ("/", "/tournaments", "/tournaments/g"):
+                with urllib.request.urlopen(url + page, timeout=30) as response:
+                    html = response.read().decode()
+                assert says in html and "deal group" in html, (page, html)
+                assert "/ 200" not in html and "200 deals each" not in html, page
+            with urllib.request.urlopen(url + "/api/tournaments", timeout=30) as response:
+                (entry,) = json.loads(response.read())["tournaments"]
+            assert entry["games_planned"] is None and entry["standing"]["verdict"].startswith(says)
+            with urllib.request.urlopen(url + "/api/tournaments?format=csv", timeout=30) as response:
+                assert says in response.read().decode()

@@ -131,7 +131,7 @@ def test_ratings_become_what_the_choice_weighs() -> None:
     bots = [stored(1, "a"), stored(2, "b"), stored(3, "c"), stored(4, "d"), stored(5, "e")]
     rows = [
         row("a:1", 1600, 1550, 1650, 400),
-        row("b:1", 1700, 1500, math.nan, 40, bound=">"),
+        row("b:1", math.nan, 1700, math.nan, 40, bound=">"),  # a bound is no Elo: the bound is what is known
         row("c:1", 1500, 1200, 1800, SETTLING - 1),
         row("d:1", math.nan, math.nan, math.nan, 12),
     ]

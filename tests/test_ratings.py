@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from leaderboard.ratings import (
+    BALANCED,
     ELO_PER_NAT,
     TAIL,
     GameResult,
@@ -74,11 +75,35 @@ def test_four_times_the_games_halve_the_intervals() -> None:
 
 
 def test_a_game_where_all_tie_says_nothing() -> None:
+    """Every game tied: the bots are at the centre, with no interval (not a zero-width
+    one: ties are no evidence that three different bots are equal), and no LOS."""
     tie = [GameResult(game, ["ada", "bo", "cy"], [1, 1, 1]) for game in range(10)]
     for rating in rate(tie):
-        assert (rating.elo, rating.low, rating.high) == pytest.approx((1500, 1500, 1500))
+        assert rating.elo == pytest.approx(1500) and math.isnan(rating.low) and math.isnan(rating.high)
+        assert rating.note == BALANCED
     bots, los = likelihood_of_superiority(tie)
-    assert los == [[0.5] * 3] * 3
+    assert [[v if i == j else math.isnan(v) for j, v in enumerate(row)] for i, row in enumerate(los)] == [
+        [0.5, True, True],
+        [True, 0.5, True],
+        [True, True, 0.5],
+    ]
+
+
+def test_deal_groups_that_balance_exactly_give_no_zero_width_interval() -> None:
+    """Five different bots, each holding every rank of every deal once (its seat decides
+    its rank): every deal group balances exactly. No bot gets 1500 [1500-1500], and no
+    LOS of 0.50 says they are as good as each other."""
+    bots = ["ada", "bo", "cy", "dee", "eve"]
+    games = [
+        GameResult(deal, [bots[(seat + rotation) % 5] for seat in range(5)], [1, 2, 3, 4, 5])
+        for deal in range(12)
+        for rotation in range(5)
+    ]
+    ratings = rate(games)
+    assert [r.note for r in ratings] == [BALANCED] * 5
+    assert all(r.elo == pytest.approx(1500) and math.isnan(r.low) and math.isnan(r.high) for r in ratings)
+    _, los = likelihood_of_superiority(games)
+    assert all(math.isnan(v) for i, row in enumerate(los) for j, v in enumerate(row) if i != j)
 
 
 def test_matches_a_plain_minorisation_maximisation_fit() -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -196,3 +198,25 @@ def test_bad_parameters_are_named(text: str, says: str) -> None:
     with pytest.raises(SprtError, match=None) as caught:
         parse_sprt(text)
     assert says in str(caught.value)
+
+
+def fewest_groups(test: Sprt) -> int:
+    """Deal groups before a NEW that wins every game of each is accepted as stronger."""
+    groups = 1
+    while not sequential([1.0] * groups, test).verdict:
+        groups += 1
+    assert sequential([1.0] * groups, test).verdict == "H1"
+    return groups
+
+
+def test_the_readme_says_how_many_deal_groups_a_crushing_win_needs() -> None:
+    """The README's numbers are the test's: a clean sweep under the default bounds and
+    under the quicker tests it suggests."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    text = " ".join(readme.split())
+    found = re.search(r"needs at least (\d+) deal groups before H1 is accepted", text)
+    assert found, "the README says how many deal groups a crushing win needs"
+    assert int(found.group(1)) == fewest_groups(Sprt()) == 104
+    for option, groups in re.findall(r"`--sprt ([^`]+)` (?:decides a clean sweep )?after (\d+) deal groups", text):
+        assert fewest_groups(parse_sprt(option)) == int(groups), option
+    assert len(re.findall(r"`--sprt ([^`]+)` (?:decides a clean sweep )?after (\d+) deal groups", text)) == 2

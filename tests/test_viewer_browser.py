@@ -251,7 +251,9 @@ def test_keys_still_work_after_the_round_and_speed_dropdowns(browser: Any, pages
     browser.execute_script("arguments[0].focus()", rounds)
     assert arrow_and_space(browser, focused_keys) == expected
     assert Select(rounds).first_selected_option.text == "Round 3"
-    assert Select(browser.find_element(By.CSS_SELECTOR, "select.rv-speed")).first_selected_option.text == "2\u00d7"
+    assert Select(browser.find_element(By.CSS_SELECTOR, "select.rv-speed")).first_selected_option.text.startswith(
+        "2\u00d7 "
+    )
 
     # but typing in a text field never moves the viewer
     browser.execute_script(
@@ -383,3 +385,94 @@ def test_on_a_game_page_the_viewer_fetches_its_frames(browser: Any, pages: dict[
     browser.get(f"{game_server}/game/8")
     wait_for(browser, lambda: "no game 8" in browser.execute_script("return document.body.textContent"), "the error")
     assert browser.execute_script("return document.querySelector('[role=alert]') !== null")
+
+
+# --- on a phone (390 px): controls in reach, frame links, a quick look ------------------------
+
+
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+
+CONTROLS = """
+const controls = document.querySelector(".rv-controls"), play = document.querySelector(".rv-play");
+const box = controls.getBoundingClientRect(), button = play.getBoundingClientRect();
+const hit = document.elementFromPoint(button.left + button.width / 2, button.top + button.height / 2);
+const caption = document.querySelector("[data-caption]").getBoundingClientRect();
+const table = document.querySelector(".rv-table").getBoundingClientRect();
+return {top: box.top, bottom: box.bottom, height: box.height, reachable: play.contains(hit), scroll: window.scrollY,
+        caption: caption.top, table: table.top, viewport: window.innerHeight};
+"""
+
+
+def frame_fragment(frames: list[dict[str, Any]], index: int) -> str:
+    """The fragment of frame ``index`` as the viewer writes it (``#r2t4``, ``s1`` for later steps)."""
+    frame = frames[index]
+    step = sum(1 for f in frames[:index] if (f["round"], f["turn"]) == (frame["round"], frame["turn"]))
+    return f"#r{frame['round']}t{frame['turn']}" + (f"s{step}" if step else "")
+
+
+def test_on_a_phone_the_controls_stay_in_reach_while_hands_scroll(browser: Any, pages: dict[str, Any]) -> None:
+    """Was: the controls scrolled away with the page (3,668 px tall), so every step meant
+    scrolling back. Now they stay at the top of the screen, small, over rows and hands."""
+    from selenium.webdriver.common.by import By
+
+    page, data, _ = pages["standard"]
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    try:
+        open_page(browser, page.as_uri())
+        start = browser.execute_script(CONTROLS)
+        assert start["height"] <= 140, f"the controls take {start['height']} px of an 844 px screen"
+        hands = browser.find_elements(By.CSS_SELECTOR, "[data-hand]")
+        assert len(hands) >= 2
+        for hand in (hands[-1], hands[0]):
+            browser.execute_script("arguments[0].scrollIntoView({block: 'end'})", hand)
+            shown = browser.execute_script(CONTROLS)
+            assert shown["scroll"] > 0 and -1 <= shown["top"] <= 1, shown
+            assert shown["reachable"], "the play button is on screen and nothing covers it"
+        before = browser.execute_script(DRAWN)["index"]
+        browser.find_element(By.CSS_SELECTOR, ".rv-next").click()
+        assert browser.execute_script(DRAWN)["index"] == before + 1, "a tap steps without scrolling back"
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_on_a_phone_a_frame_link_scrolls_to_the_board(browser: Any, pages: dict[str, Any]) -> None:
+    """``#r2t4`` opens that frame with its caption and table just under the controls."""
+    page, data, _ = pages["standard"]
+    frames = data["frames"]
+    target = next(i for i, f in enumerate(frames) if f["round"] == 2 and f["turn"] == 4)
+    fragment = frame_fragment(frames, target)
+    assert fragment == "#r2t4"
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    try:
+        browser.get("about:blank")
+        open_page(browser, page.as_uri() + fragment)
+        wait_for(browser, lambda: browser.execute_script(DRAWN)["index"] == target, "the linked frame")
+        wait_for(browser, lambda: browser.execute_script(CONTROLS)["scroll"] > 0, "the page to scroll to the board")
+        shown = browser.execute_script(CONTROLS)
+        assert shown["bottom"] <= shown["caption"] <= shown["bottom"] + 24, shown
+        assert shown["table"] < shown["viewport"] / 2, "the board is on screen, not below the fold"
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_long_game_can_be_watched_in_well_under_a_minute(browser: Any, pages: dict[str, Any]) -> None:
+    """Was: 4.4 minutes for 209 frames at 1x, and nothing said so. Each speed now says how
+    long the whole game takes at it; the fastest plays a game of 209 such frames in well
+    under a minute, and the time shown is the time the viewer waits."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    page, data, _ = pages["standard"]
+    frames = len(data["frames"])
+    open_page(browser, page.as_uri())
+    select = Select(browser.find_element(By.CSS_SELECTOR, ".rv-speed"))
+    speeds = [float(o.get_attribute("value")) for o in select.options]
+    for option, speed in zip(select.options, speeds, strict=True):
+        ms = browser.execute_script("return window.replayViewer.duration(arguments[0])", speed)
+        seconds = round(ms / 1000)
+        assert option.text == f"{speed:g}× · {seconds // 60}:{seconds % 60:02d}", option.text
+    fastest = browser.execute_script("return window.replayViewer.duration(arguments[0])", max(speeds))
+    assert fastest / frames * 209 < 30_000, f"209 frames take {fastest / frames * 209 / 1000:.0f} s at {max(speeds)}x"
+    quick = [s for s in speeds if browser.execute_script("return window.replayViewer.duration(arguments[0])", s)
+             / frames * 209 < 60_000]  # fmt: skip
+    assert len(quick) >= 2, f"more than one speed for a quick look: {quick}"

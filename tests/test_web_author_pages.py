@@ -305,6 +305,13 @@ def test_its_author_sees_the_bots_stderr_and_faults_once_it_is_on_the_ladder(doo
     ]
     page = ada.ask("GET", "/submissions/1")
     assert "my secret log" in page.body and "deep in search" in page.body and "Faults on the ladder" in page.body
+    # Where it stands now: its rating and rank on its board, as the leaderboard has them.
+    status, board = get(url, "/api/leaderboard?board=nimmt/standard", tokens["ada"])
+    row = next(r for r in board["boards"][0]["rows"] if r["bot"] == "nimble:1.0")
+    rating = f"&lt; {row['high']:.0f}" if row["bound"] == "<" else f"{row['elo']:.0f}"
+    assert "where it stands now" in page.body and 'class="standing"' in page.body, page.body
+    assert f'6 nimmt! standard</a>: Elo <strong class="standing-rating">{rating}</strong>' in page.body, page.body
+    assert f"rank <strong>{row['rank']}</strong> of 2" in page.body
     assert all(s in page.body for s in ('class="done">received', 'class="done">checked', 'class="done">active'))
     assert get(url, "/api/submissions/1", tokens["bob"])[0] == 404
 

@@ -23,6 +23,7 @@ from .conftest import SAMPLES, serving
 from .test_boards import warned_db  # noqa: F401  (a shared fixture)
 from .test_web import NIMMT, SLOW_CODE, bot_folder, tournament_args, web_db, work  # noqa: F401  (shared fixtures)
 from .test_web_faults import faults_db  # noqa: F401  (a shared fixture)
+from .test_web_ladder import assert_games_redrawn_whole
 
 pytestmark = pytest.mark.browser
 
@@ -85,6 +86,12 @@ def test_a_bound_is_an_open_bar_and_a_missing_interval_says_why(browser: Any, wa
             whiskers = bar.find_elements(By.CSS_SELECTOR, ".whisker")
             arrows = bar.find_elements(By.CSS_SELECTOR, ".arrow")
             point = float(bar.find_element(By.CSS_SELECTOR, ".point").get_attribute("x1"))
+            if row["bound"]:  # its bound is its rating: the fit would grow with every game swept
+                assert cells[2] == cells[3] and row["elo"] is None and "none" not in bar.get_attribute("aria-label")
+                point_at = row["low"] if row["bound"] == ">" else row["high"]
+                assert point == float(bar.find_element(By.CSS_SELECTOR, ".range").get_attribute(
+                    "x1" if row["bound"] == ">" else "x2"
+                )), ("the point is drawn at the bound", point_at)  # fmt: skip
             if row["bound"] == ">":
                 assert cells[3] == f"> {row['low']:.0f}"
                 (line,) = ranges
@@ -238,6 +245,7 @@ def test_the_tournament_page_updates_live(browser: Any, work: Path) -> None:  # 
             standings = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
             assert len(standings) == 3 and len(browser.find_elements(By.CSS_SELECTOR, "#standings svg.errorbar")) == 3
             assert len(browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody tr")) == 9
+            assert_games_redrawn_whole(browser)
             assert proc.wait(timeout=60) == 0
         finally:
             if proc.poll() is None:

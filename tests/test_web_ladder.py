@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import tempfile
 import urllib.error
@@ -485,6 +486,69 @@ def test_the_ladder_page_polls_in_a_browser(browser: Any, tmp_path: Path) -> Non
             WebDriverWait(browser, 60).until(lambda d: "newcomer:1" in d.find_element(By.ID, "ladder-waiting").text)
             rows = browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody tr")
             assert len(rows) == GAMES + 1
+            assert_games_redrawn_whole(browser)
             nav = browser.find_element(By.CSS_SELECTOR, ".site-header nav").text
             assert "Ladder" in nav
             assert SECRET not in browser.page_source
+
+
+def assert_games_redrawn_whole(browser: Any) -> None:
+    """The games table as the poll redrew it: as many cells in every row as headings, in
+    their order (the Started column included), and on a phone each card shows its date."""
+    from selenium.webdriver.common.by import By
+
+    headings = [th.get_attribute("textContent").strip() for th in browser.find_elements(
+        By.CSS_SELECTOR, "#tournament-games thead th"
+    )]  # fmt: skip
+    assert headings[1] == "Started", headings
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#tournament-games tbody tr'),"
+        " (row) => Array.from(row.cells, (cell) => [cell.className, cell.textContent.trim()]))"
+    )
+    assert cells and all(len(row) == len(headings) for row in cells), (headings, cells)
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[1][1]) for row in cells), cells
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(390, 844)
+        shown = [cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody td.date")]
+        assert shown and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", text) for text in shown), shown
+        hidden = browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody td.wide-only")
+        assert hidden and not any(cell.is_displayed() for cell in hidden), "match · deal and rounds are wide-only"
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+
+
+def test_a_ladder_bots_rating_over_time_is_a_series_over_time(tmp_path: Path) -> None:
+    """A ladder never ends: a bot's rating on it is drawn at moments of its games (after
+    every 10th of 36 here, then as it stands), each labelled by when, not one point
+    labelled "ladder"; the bot page also says where it stands, on the kind's board and
+    on the ladder's."""
+    (tmp_path / "bots").mkdir()
+    db = tmp_path / "arena.db"
+    built = build_db(db, tmp_path / "bots")
+    with Store(db) as store:
+        ladder = store.get_tournament("ladder")
+        assert ladder is not None
+        for number in range(GAMES, 36):
+            names = ["secretive:0.2", "rival:1", "plain:1"]
+            data, scores, ranks = game_replay(names, 100 + number, ["", "", ""])
+            seats = [SeatResult(built["ids"][n], ranks[s], scores[s], "ok", {}) for s, n in enumerate(names)]
+            started = f"2026-01-{1 + number // 10:02d}T{number % 10:02d}:30:00+00:00"
+            store.save_game(
+                FinishedGame(ladder.id, number, 0, 0, 100 + number, "nimmt", "standard", 1, 5.0, started, seats, data)
+            )
+    with serving(db) as site:
+        page = api(site + "/api/bots/rival:1")
+        (kind,) = page["ratings"]
+        names = [p["tournament"] for p in kind["points"]]
+        assert names[:3] == ["ladder 2026-01-01 09:30", "ladder 2026-01-02 09:30", "ladder 2026-01-03 09:30"], names
+        assert names[3:] == ["ladder, latest", "cup"], names
+        games = [p["games"] for p in kind["points"]]
+        assert games == [11, 21, 31, 36, 37], games  # the cup's game (stored after the 4th) counts from the 10th on
+        where = {s["label"]: s for s in page["standing"]}
+        assert set(where) == {"6 nimmt! standard", "the ladder ladder"}, where
+        assert all(s["rank"] >= 1 and s["of"] == 4 and s["rating"] for s in where.values()), where
+        with urllib.request.urlopen(site + "/bots/rival:1", timeout=30) as response:
+            html = response.read().decode()
+        assert html.count('<g class="point') == 5 and "ladder 2026-01-02 09:30" in html
+        assert 'href="/ladder/ladder">the ladder ladder</a>: Elo' in html

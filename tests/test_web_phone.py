@@ -247,3 +247,45 @@ def test_the_bot_page_is_under_2000_px_on_a_desktop(browser: Any, site: str, fau
             assert height() < 2000, f"the page of the bot with 58 faults is {height()} px tall"
     finally:
         browser.set_window_size(size["width"], size["height"])
+
+
+@pytest.mark.browser
+def test_the_bot_page_says_where_it_stands_and_its_headings_are_words_on_a_desktop(browser: Any, site: str) -> None:
+    """The facts say where the bot stands now (its Elo with its interval and its rank, as
+    the leaderboard has them); the opponents table's headings are words at 1280 px and
+    the abbreviations only on a phone."""
+    import json
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+
+    with urllib.request.urlopen(f"{site}/api/leaderboard?board=nimmt/standard", timeout=30) as response:
+        rows = json.loads(response.read())["boards"][0]["rows"]
+    mine = next(r for r in rows if r["bot"] == f"{BOT}:3.1.4")
+    size = browser.get_window_size()
+
+    def headings() -> list[str]:
+        """Each heading as shown: its short label where that is displayed (the full one is
+        then only for screen readers), else its words."""
+        shown: list[str] = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#opponents-heading ~ .table-scroll thead th'), (th) => {"
+            " const short = th.querySelector('.label-short'), full = th.querySelector('.label-full');"
+            " if (short && getComputedStyle(short).display !== 'none') return short.textContent.trim();"
+            " return (full || th).textContent.trim(); })"
+        )
+        return shown
+
+    try:
+        browser.set_window_size(1280, 900)
+        browser.get(f"{site}/bots/{BOT}:3.1.4")
+        stands = browser.find_element(By.CSS_SELECTOR, "ul.standing").text
+        assert f"Elo {mine['elo']:.0f} (95% interval {mine['low']:.0f}–{mine['high']:.0f})" in stands, stands
+        assert f"rank {mine['rank']} of {len(rows)}" in stands, stands
+        assert headings() == ["Opponent", "Games", "Ahead", "Behind", "Tied", "Ahead %"], headings()
+        table = browser.find_element(By.CSS_SELECTOR, "#opponents-heading ~ .table-scroll")
+        assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", table)
+        with phone(browser):
+            browser.get(f"{site}/bots/{BOT}:3.1.4")
+            assert headings() == ["Opponent", "G", "A", "B", "T", "A%"], headings()
+    finally:
+        browser.set_window_size(size["width"], size["height"])

@@ -1177,13 +1177,19 @@ class Store:
         return zlib.decompress(row[0])
 
     def results(
-        self, game: str | None, variant: str | None, tournament: str | None, through_tournament: int | None = None
+        self,
+        game: str | None,
+        variant: str | None,
+        tournament: str | None,
+        through_tournament: int | None = None,
+        through_game: int | None = None,
     ) -> list[tuple[Any, ...]]:
         """Per game: ``(tournament, match, deal, rounds, bots, ranks, scores)``, the last three
         as comma-separated text seat by seat: what ratings and totals are computed from.
         ``through_tournament``: only games of tournaments with at most this id (a rating
-        as it stood after that tournament)."""
-        where, args = _scope(game, variant, tournament, through_tournament)
+        as it stood after that tournament); ``through_game``: only games with at most this
+        id (as it stood then, within a ladder that never ends)."""
+        where, args = _scope(game, variant, tournament, through_tournament, through_game)
         return self.db.execute(
             f"""SELECT g.tournament_id, g.match_no, g.deal, g.rounds, g.seat_bots, g.seat_ranks, g.seat_scores
                 FROM games g {_join_tournaments(tournament)} WHERE {where}""",
@@ -1191,10 +1197,15 @@ class Store:
         ).fetchall()
 
     def fault_totals(
-        self, game: str | None, variant: str | None, tournament: str | None, through_tournament: int | None = None
+        self,
+        game: str | None,
+        variant: str | None,
+        tournament: str | None,
+        through_tournament: int | None = None,
+        through_game: int | None = None,
     ) -> dict[int, tuple[int, ...]]:
         """Per bot with any fault: timeouts, crashes, malformed lines, illegal answers."""
-        where, args = _scope(game, variant, tournament, through_tournament)
+        where, args = _scope(game, variant, tournament, through_tournament, through_game)
         rows = self.db.execute(
             f"""SELECT s.bot_id, sum(s.timeouts), sum(s.crashes), sum(s.malformed), sum(s.illegal)
                 FROM game_seats s JOIN games g ON g.id = s.game_id {_join_tournaments(tournament)}
@@ -1381,6 +1392,13 @@ class Store:
         query = """SELECT DISTINCT g.tournament_id, g.game, g.variant FROM game_seats s JOIN games g ON g.id = s.game_id
                    WHERE s.bot_id = ? ORDER BY 1, 2, 3"""
         return [(r[0], r[1], r[2]) for r in self.db.execute(query, (bot_id,))]
+
+    def bot_games_in(self, bot_id: int, tournament_id: int) -> list[tuple[int, str]]:
+        """``(game id, started)`` of the bot's games in one tournament, oldest first: the
+        moments of a rating over time within a ladder."""
+        query = """SELECT DISTINCT g.id, g.started FROM game_seats s JOIN games g ON g.id = s.game_id
+                   WHERE s.bot_id = ? AND g.tournament_id = ? ORDER BY g.id"""
+        return [(r[0], r[1]) for r in self.db.execute(query, (bot_id, tournament_id))]
 
     def opponents(self, bot_id: int) -> list[tuple[str, int, int, int, int]]:
         """Per opponent: ``(name:version, games together, finished ahead, behind, tied)``."""
@@ -1572,7 +1590,11 @@ for _name, _method in list(vars(Store).items()):
 
 
 def _scope(
-    game: str | None, variant: str | None, tournament: str | None, through_tournament: int | None = None
+    game: str | None,
+    variant: str | None,
+    tournament: str | None,
+    through_tournament: int | None = None,
+    through_game: int | None = None,
 ) -> tuple[str, list[Any]]:
     clauses, args = ["1"], list[Any]()
     for column, value in (("g.game", game), ("g.variant", variant), ("t.name", tournament)):
@@ -1582,6 +1604,9 @@ def _scope(
     if through_tournament is not None:
         clauses.append("g.tournament_id <= ?")
         args.append(through_tournament)
+    if through_game is not None:
+        clauses.append("g.id <= ?")
+        args.append(through_game)
     return " AND ".join(clauses), args
 
 

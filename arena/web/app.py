@@ -92,6 +92,7 @@ def _environment() -> jinja2.Environment:
     env.globals.update(
         bar_x=charts.bar_x,
         bar_of=charts.errorbar,
+        rated_at=charts.rated_at,
         rating_chart=charts.rating_chart,
         llr_chart=charts.llr_chart,
         variants_of=variants_of,
@@ -375,7 +376,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     if writer is not None:
-        routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html)]
+        routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, site.standing)]
 
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, WebError):

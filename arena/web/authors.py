@@ -98,7 +98,11 @@ async def read_form(request: Request, cap: int, files: int) -> FormData:
     raise UploadError(400, f"a form is sent as multipart/form-data, not {kind or 'nothing'}")
 
 
-def author_routes(writer: Writer, reader: Database, render: Render) -> list[Route]:
+def author_routes(
+    writer: Writer, reader: Database, render: Render, standing: Callable[[str], list[dict[str, Any]]] | None = None
+) -> list[Route]:
+    """The author's pages; ``standing`` says where a bot stands (``Site.standing``)."""
+
     def signed_in(request: Request) -> tuple[Author, str] | None:
         return writer.session(request.cookies.get(COOKIE, ""))
 
@@ -204,6 +208,8 @@ def author_routes(writer: Writer, reader: Database, render: Render) -> list[Rout
         except SubmissionError as exc:
             return render(request, "error.html", exc.status, status=exc.status, message=exc.message)
         data = detail(submission, reader)
+        if standing is not None and submission.state in ("active", "retired"):
+            data = {**data, "standing": standing(data["bot"])}
         return render(request, "submission.html", data=data, steps=steps(submission.state, submission.report))
 
     return [

@@ -23,6 +23,14 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value)
 
 
+def rated_at(row: dict[str, Any]) -> float:
+    """Where a row's rating is drawn and sorted: its Elo, or for a bot with only a bound
+    (no Elo: the fit would grow with every game it swept) the bound."""
+    bound = row.get("bound", "")
+    value = row["low"] if bound == ">" else row["high"] if bound == "<" else row["elo"]
+    return float(value) if value is not None else math.nan
+
+
 def errorbar(row: dict[str, Any], scale: list[float]) -> dict[str, Any]:
     """How a row's interval is drawn: ``kind`` ``two`` (both ends), ``lower`` (won every
     comparison: from its bound on, open to the right), ``upper`` (lost every one: open
@@ -30,18 +38,19 @@ def errorbar(row: dict[str, Any], scale: list[float]) -> dict[str, Any]:
     the line, ``xe`` the Elo, ``text`` as the CLI writes it, ``label`` in words, ``width``
     to sort by."""
     elo, low, high, bound = row["elo"], row["low"], row["high"], row.get("bound", "")
+    point = rated_at(row)
     shown = f"{elo:.0f}" if _finite(elo) else "none"
-    xe = bar_x(elo, scale) if _finite(elo) else BAR_WIDTH / 2
+    xe = bar_x(point, scale) if _finite(point) else BAR_WIDTH / 2
     if bound == ">" and _finite(low):
         return {
             "kind": "lower", "xl": bar_x(low, scale), "xh": BAR_WIDTH, "xe": xe, "text": f"> {low:.0f}",
-            "label": f"Elo {shown}, at least {low:.0f}: it won every comparison, so only a lower bound",
+            "label": f"at least {low:.0f} Elo: it won every comparison, so only a lower bound",
             "width": "Infinity",
         }  # fmt: skip
     if bound == "<" and _finite(high):
         return {
             "kind": "upper", "xl": 0.0, "xh": bar_x(high, scale), "xe": xe, "text": f"< {high:.0f}",
-            "label": f"Elo {shown}, at most {high:.0f}: it lost every comparison, so only an upper bound",
+            "label": f"at most {high:.0f} Elo: it lost every comparison, so only an upper bound",
             "width": "Infinity",
         }  # fmt: skip
     if _finite(low) and _finite(high):
@@ -137,7 +146,7 @@ def rating_chart(points: list[dict[str, Any]], width: int = 640, height: int = 1
         label = p["tournament"]
         bar = errorbar(p, [low, high])
         # A bound is drawn to the edge of the plot (open); no interval, the point alone.
-        y_elo = y(p["elo"]) if _finite(p["elo"]) else round(top + plot_h / 2, 1)
+        y_elo = y(rated_at(p)) if _finite(rated_at(p)) else round(top + plot_h / 2, 1)
         y_low = {"two": None, "lower": None, "upper": top + plot_h, "none": y_elo}[bar["kind"]]
         y_high = {"two": None, "lower": top, "upper": None, "none": y_elo}[bar["kind"]]
         drawn.append(

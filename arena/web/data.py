@@ -142,6 +142,16 @@ class Revalidating:
         self._lock = threading.Lock()
         self._key_locks: dict[Hashable, threading.Lock] = {}
         self._refreshing: set[Hashable] = set()
+        self._generation = 0
+        """Raised by ``forget``: a refresh begun before does not store what it computed."""
+
+    def forget(self) -> None:
+        """Drop every value: games went away (a tournament or a bot deleted), so a value
+        stamped with a newest game that is still there may count games that are not. The
+        next request computes afresh rather than serve, as updating, what was deleted."""
+        with self._lock:
+            self._generation += 1
+            self._entries.clear()
 
     def peek(self, key: Hashable) -> Cached[Any] | None:
         return self._entries.get(key)
@@ -162,9 +172,12 @@ class Revalidating:
             entry = self._entries.get(key)
             if entry is not None and (entry.stamp == stamp or entry.stamp == FINAL):
                 return entry
+            generation = self._generation
             value = compute(store)
             fresh = Cached(value, stamp, False, time.time())
-            self._entries[key] = fresh
+            with self._lock:
+                if generation == self._generation:
+                    self._entries[key] = fresh
             return fresh
 
     def _refresh_later(self, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> None:
@@ -172,13 +185,18 @@ class Revalidating:
             if key in self._refreshing:
                 return
             self._refreshing.add(key)
-        threading.Thread(target=self._refresh, args=(key, stamp, compute), daemon=True, name="arena-refresh").start()
+            generation = self._generation
+        threading.Thread(
+            target=self._refresh, args=(key, stamp, compute, generation), daemon=True, name="arena-refresh"
+        ).start()
 
-    def _refresh(self, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> None:
+    def _refresh(self, key: Hashable, stamp: int, compute: Callable[[Store], Any], generation: int) -> None:
         try:
             with self.db.store() as store:
                 value = compute(store)
-            self._entries[key] = Cached(value, stamp, False, time.time())
+            with self._lock:
+                if generation == self._generation:
+                    self._entries[key] = Cached(value, stamp, False, time.time())
         except Unavailable:
             pass
         except Exception:  # the stale value stays; the next request tries again
@@ -202,6 +220,10 @@ class Lru(Generic[T]):
             if value is not None:
                 self._items.move_to_end(key)
             return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
     def put(self, key: Hashable, value: T) -> None:
         with self._lock:

@@ -12,7 +12,7 @@ from ..tables import boards_csv, games_csv, records_csv
 
 TOURNAMENT_COLUMNS = (
     "name", "game", "variant", "key", "label", "status", "health.state", "created", "finished",
-    "games_done", "games_planned",
+    "games_done", "games_planned", "standing.progress", "standing.verdict",
 )  # fmt: skip
 BOT_COLUMNS = ("bot", "name", "version", "language", "games_listed", "hash", "added", "games")
 OPPONENT_COLUMNS = ("bot", "games", "ahead", "behind", "tied", "ahead_share")

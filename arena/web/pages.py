@@ -101,6 +101,52 @@ def _builtins(value: Any) -> Any:
     return msgspec.to_builtins(value)
 
 
+LADDER_MOMENTS = 11
+"""At most this many points of a bot's rating within a ladder before its current one."""
+LADDER_STEPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+
+
+def games_in(bot_id: int, tournament_id: int) -> Callable[[Store], list[tuple[int, str]]]:
+    """Reads the bot's games in one tournament (``Store.bot_games_in``), when called."""
+    return lambda store: store.bot_games_in(bot_id, tournament_id)
+
+
+def ladder_moments(games: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The moments of a bot's rating over time in a ladder: after every ``step``-th of its
+    ``games`` (id, started; oldest first), the step the smallest of ``LADDER_STEPS`` that
+    gives at most ``LADDER_MOMENTS``. Fixed moments: the board at each never changes, so
+    each is computed once, and one more game adds at most one."""
+    step = next((n for n in LADDER_STEPS if len(games) // n <= LADDER_MOMENTS), len(games) or 1)
+    return [games[n - 1] for n in range(step, len(games), step)]
+
+
+def standing_of(board: dict[str, Any], ref: str, label: str, href: str) -> dict[str, Any] | None:
+    """The bot ``ref`` on one served board: ``rating`` as the board's Elo column shows it
+    (a bound such as ``> 1454`` for a bot that won every comparison), ``interval`` (its
+    95% interval, empty without one), ``rank`` of ``of`` (the bots it can be ranked
+    with: its component's); None when it is not on the board."""
+    from .charts import errorbar
+
+    row = next((r for r in board["rows"] if r["bot"] == ref), None)
+    if row is None:
+        return None
+    bar = errorbar(row, board["scale"])
+    elo = row["elo"]
+    rating = bar["text"] if row.get("bound") else f"{elo:.0f}" if elo is not None and math.isfinite(elo) else "—"
+    return {
+        "label": label,
+        "href": href,
+        "rating": rating,
+        "interval": bar["text"] if bar["kind"] == "two" else "",
+        "bound": row.get("bound", ""),
+        "rank": row["rank"],
+        "of": sum(1 for r in board["rows"] if r.get("component", 0) == row.get("component", 0)),
+        "games": row["games"],
+        "note": row.get("note", ""),
+        "stale": board["stale"],
+    }
+
+
 def listed(game: Any) -> dict[str, Any]:
     """A game as a list shows it: without its seed, which would give away its deal's hands
     while the deal's other rotations may still be played (the game's page shows it once
@@ -156,8 +202,15 @@ class Site:
         if after is None and known is not None:
             return known
         found = merged(known if after else None, store.newest_of_kinds(after or 0))
+        went_away = known is not None and not after
         if after and not agrees(found, last, games):  # games went away meanwhile
             found = merged(None, store.newest_of_kinds())
+            went_away = True
+        if went_away:  # a board's newest game may still be there, its deleted games not
+            self.cache.forget()
+            self.anchored.clear()
+            with self._planned_lock:  # a deleted tournament's id may be given again
+                self._planned.clear()
         self._kind_stamps = found
         return found
 
@@ -170,6 +223,7 @@ class Site:
         tournament: str | None = None,
         through: int | None = None,
         anchor: Anchor | None = None,
+        through_game: int | None = None,
     ) -> dict[str, Any]:
         """One leaderboard as served: its rows, and whether they lag behind the newest game.
 
@@ -198,14 +252,15 @@ class Site:
                 "anchor": {"bot": fixed, "elo": anchor[1]},
                 "caveats": board_caveats(rows),
             }
-        key = ("board", game, variant, tournament, through)
+        key = ("board", game, variant, tournament, through) + (() if through_game is None else (through_game,))
         scope = (game, variant, tournament, through)
-        self._seed(
-            store, key, board_scope(*scope), scope, stamp, lambda text: [_builtins(r) for r in decode_rows(text)]
-        )
+        if through_game is None:
+            self._seed(
+                store, key, board_scope(*scope), scope, stamp, lambda text: [_builtins(r) for r in decode_rows(text)]
+            )
 
         def compute(s: Store) -> list[dict[str, Any]]:
-            return [_builtins(r) for r in leaderboard(s, game, variant, tournament, through)]
+            return [_builtins(r) for r in leaderboard(s, game, variant, tournament, through, None, through_game)]
 
         cached = self._cached(store, key, stamp, compute)
         low, high = interval_range(cached.value)
@@ -275,7 +330,15 @@ class Site:
             self._planned[tournament.id] = total
         return total
 
-    def _tournament_summary(self, t: Tournament, done: int, health: dict[str, Any]) -> dict[str, Any]:
+    def _tournament_summary(self, store: Store, t: Tournament, done: int, health: dict[str, Any]) -> dict[str, Any]:
+        """A tournament as a list shows it. A gauntlet carries its standing (how far its
+        test got, its verdict: ``gauntlet.standing``), and a sequential one no games
+        planned: its schedule is only a cap, most of which the test never plays."""
+        from ..gauntlet import standing
+
+        gauntlet = None
+        if "gauntlet" in t.config:
+            gauntlet = self._cached(store, ("gauntlet standing", t.id), done, lambda s: standing(s, t)).value
         return {
             "name": t.name,
             **kind(t.game, t.variant),
@@ -283,9 +346,10 @@ class Site:
             "created": t.created,
             "finished": t.finished,
             "games_done": done,
-            "games_planned": self.planned(t),
+            "games_planned": None if gauntlet is not None and gauntlet["sequential"] else self.planned(t),
             "health": health,
             "gauntlet": "gauntlet" in t.config,
+            "standing": gauntlet,
         }
 
     def _health(self, t: Tournament, holders: dict[int, str], recent: list[Any]) -> dict[str, Any]:
@@ -398,7 +462,7 @@ class Site:
         for t in store.list_tournaments():
             # Only a tournament being run can be stalled: only its last games are read.
             recent = store.find_games(t.id, limit=RECENT, newest_first=True) if t.id in holders else []
-            listed.append(self._tournament_summary(t, done.get(t.id, 0), self._health(t, holders, recent)))
+            listed.append(self._tournament_summary(store, t, done.get(t.id, 0), self._health(t, holders, recent)))
         return {"tournaments": listed[::-1]}
 
     def tournament(self, name: str) -> dict[str, Any]:
@@ -415,7 +479,7 @@ class Site:
             if health["state"] not in ("running", "stalled"):  # no run plays it now: no pace to show
                 nodes = [msgspec.structs.replace(n, recent_per_s=None) for n in nodes]
             return {
-                **self._tournament_summary(t, done, health),
+                **self._tournament_summary(store, t, done, health),
                 "seed": t.seed,
                 "deals": deals_of(t)[0],
                 "settings": t.settings,
@@ -444,7 +508,7 @@ class Site:
             live = cached.value["decision"] == "undecided" and health["state"] in ("running", "stalled")
             verdict = "running" if live else cached.value["decision"]
             return {
-                **self._tournament_summary(t, done, health),
+                **self._tournament_summary(store, t, done, health),
                 **cached.value,
                 "verdict": verdict,
                 "verdict_label": VERDICTS[verdict],
@@ -498,6 +562,7 @@ class Site:
                 "updating": updating,
                 "faults": dict(zip(("timeout", "crash", "malformed", "illegal"), faults, strict=True)),
                 "ratings": ratings,
+                "standing": self.stands(store, bot.id, bot.ref),
                 "opponents": [
                     {
                         "bot": o,
@@ -525,6 +590,35 @@ class Site:
                 "times": self._cached(store, ("times", bot.id), stamp, lambda s: bot_times(s, bot.id, bot.ref)).value,
             }
 
+    def standing(self, ref: str) -> list[dict[str, Any]]:
+        """Where the bot ``ref`` stands now (``stands``); nothing for a bot not stored."""
+        with self.db.store() as store:
+            try:
+                bot = store.get_bot(ref)
+            except StoreError:
+                return []
+            return self.stands(store, bot.id, bot.ref)
+
+    def stands(self, store: Store, bot_id: int, ref: str) -> list[dict[str, Any]]:
+        """Where the bot stands now on each board it plays on: its kind's (every game of
+        that game and rule set) and each ladder's it plays in; its rating as the board
+        shows it (``standing_of``) and its rank among the bots there. The same cached
+        boards as the leaderboard's, so the two always agree."""
+        kinds = self.kind_stamps(store)
+        played = store.bot_tournaments(bot_id)
+        tournaments = {t.id: t for t in store.list_tournaments()}
+        found = []
+        for game, variant in dict.fromkeys((g, v) for _, g, v in played):
+            board = self.board(store, kinds.of((game, variant)), game, variant)
+            href = "/leaderboard?board=" + board["key"]
+            found.append(standing_of(board, ref, board["label"], href))
+        for tournament_id in dict.fromkeys(t for t, _, _ in played):
+            t = tournaments.get(tournament_id)
+            if t is not None and "ladder" in t.config:
+                board = self.board(store, store.count_games(t.id), t.game, t.variant, t.name)
+                found.append(standing_of(board, ref, f"the ladder {t.name}", f"/ladder/{t.name}"))
+        return [entry for entry in found if entry is not None]
+
     def rating_history(self, store: Store, stamp: int, bot_id: int, ref: str) -> list[dict[str, Any]]:
         """Per game and variant the bot played: its Elo (with interval, rank) on the board of
         every game of that kind up to and including each tournament it played in; ``stale``
@@ -540,8 +634,20 @@ class Site:
             same_kind = sorted(t.id for t in tournaments.values() if (t.game, t.variant) == (game, variant))
             points, stale = [], False
             newest = kinds.of((game, variant))
+            moments: list[tuple[int, int | None, str]] = []  # (tournament, through game, when)
             for tournament_id in ids:
-                if same_kind and tournament_id >= same_kind[-1]:  # the whole board: shared with the leaderboard
+                t = tournaments.get(tournament_id)
+                if t is not None and "ladder" in t.config:  # it never ends: its moments, not one point
+                    marks = self._cached(
+                        store, ("ladder moments", bot_id, tournament_id), stamp, games_in(bot_id, tournament_id)
+                    ).value
+                    moments += [(tournament_id, game_id, when) for game_id, when in ladder_moments(marks)]
+                moments.append((tournament_id, None, ""))
+            for tournament_id, through_game, when in moments:
+                whole = same_kind and tournament_id >= same_kind[-1]
+                if through_game is not None:  # as it stood at one of its games: that never changes
+                    board = self.board(store, FINAL, game, variant, None, None, None, through_game)
+                elif whole:  # the whole board: shared with the leaderboard
                     board = self.board(store, newest, game, variant)
                 else:
                     settled = all(tournaments[i].status == "finished" for i in same_kind if i <= tournament_id)
@@ -551,9 +657,12 @@ class Site:
                 if row is None:
                     continue
                 t = tournaments.get(tournament_id)
+                name = t.name if t else str(tournament_id)
+                if t is not None and "ladder" in t.config:
+                    name = f"{name} {when[:16].replace('T', ' ')}" if when else f"{name}, latest"
                 points.append(
                     {
-                        "tournament": t.name if t else str(tournament_id),
+                        "tournament": name,
                         "status": t.status if t else "",
                         "elo": row["elo"],
                         "low": row["low"],

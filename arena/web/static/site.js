@@ -89,19 +89,23 @@
 
   const finite = (v) => typeof v === "number" && Number.isFinite(v);
 
+  // Where a row's rating is drawn and sorted: its Elo, or its bound (mirrors charts.rated_at).
+  const ratedAt = (row) => (row.bound === ">" ? row.low : row.bound === "<" ? row.high : row.elo);
+
   // How a row's interval is drawn (mirrors charts.errorbar): both ends, open to the
   // right for a lower bound, open to the left for an upper bound, or the point alone.
   function barOf(row, scale) {
     const fmt = (v) => Math.round(v).toString();
     const shown = finite(row.elo) ? fmt(row.elo) : "none";
-    const xe = finite(row.elo) ? barX(row.elo, scale) : 50;
+    const point = ratedAt(row);
+    const xe = finite(point) ? barX(point, scale) : 50;
     if (row.bound === ">" && finite(row.low)) {
       return { kind: "lower", xl: barX(row.low, scale), xh: 100, xe, text: `> ${fmt(row.low)}`, width: "Infinity",
-        label: `Elo ${shown}, at least ${fmt(row.low)}: it won every comparison, so only a lower bound` };
+        label: `at least ${fmt(row.low)} Elo: it won every comparison, so only a lower bound` };
     }
     if (row.bound === "<" && finite(row.high)) {
       return { kind: "upper", xl: 0, xh: barX(row.high, scale), xe, text: `< ${fmt(row.high)}`, width: "Infinity",
-        label: `Elo ${shown}, at most ${fmt(row.high)}: it lost every comparison, so only an upper bound` };
+        label: `at most ${fmt(row.high)} Elo: it lost every comparison, so only an upper bound` };
     }
     if (finite(row.low) && finite(row.high)) {
       return { kind: "two", xl: barX(row.low, scale), xh: barX(row.high, scale), xe,
@@ -145,7 +149,8 @@
       "tr", {},
       num(row.rank),
       el("td", { "data-value": row.bot }, botLink(row.bot), ...rowMarks(row.bot, caveats)),
-      el("td", { class: "num elo", "data-value": String(row.elo) }, finite(row.elo) ? String(Math.round(row.elo)) : "—"),
+      el("td", { class: "num elo", "data-value": String(ratedAt(row)) },
+        row.bound ? bar.text : finite(row.elo) ? String(Math.round(row.elo)) : "—"),
       el("td", { class: "ci", "data-value": bar.width }, ...errorBar(bar, row.note)),
       num(row.games),
       num(row.wins),
@@ -166,6 +171,9 @@
     return Array.from(byNote, ([note, bots]) => `${note} (${bots.length === rows.length && rows.length > 1 ? "every bot" : bots.join(", ")})`);
   }
 
+  // ``2026-11-30T14:02:11+00:00`` as ``2026-11-30 14:02`` (mirrors games_query.short_time).
+  const shortTime = (started) => started.slice(0, 16).replace("T", " ");
+
   function gameRow(game) {
     const seats = el("ol", { class: "seats", start: "0" });
     for (const seat of game.seats) {
@@ -175,11 +183,13 @@
       if (seat.status !== "ok") item.append(" ", el("span", { class: "badge status-" + seat.status }, seat.status));
       seats.append(item);
     }
+    const started = game.started || "";
     return el(
       "tr", {},
       el("td", { class: "num" }, el("a", { href: "/games/" + game.id }, "#" + game.id)),
-      el("td", { class: "num" }, `${game.match_no} · ${game.deal}`),
-      el("td", { class: "num" }, String(game.rounds)),
+      el("td", { class: "date" }, started ? el("time", { datetime: started }, shortTime(started)) : "—"),
+      el("td", { class: "num wide-only" }, `${game.match_no} · ${game.deal}`),
+      el("td", { class: "num wide-only" }, String(game.rounds)),
       el("td", {}, seats),
     );
   }
@@ -209,6 +219,13 @@
   function update(root, data) {
     setField(root, "games_done", String(data.games_done));
     if (data.games_planned != null) setField(root, "games_planned", String(data.games_planned));
+    if (data.standing) {
+      setField(root, "standing_progress", data.standing.progress);
+      for (const badge of root.querySelectorAll('[data-field="standing_verdict"]')) {
+        badge.className = "badge verdict-" + data.standing.decision;
+        badge.textContent = data.standing.verdict;
+      }
+    }
     const bar = root.querySelector('progress[data-field="progress"]');
     if (bar) {
       bar.value = data.games_done;
@@ -272,7 +289,7 @@
       for (const holder of root.querySelectorAll('[data-field="workers"]')) holder.hidden = data.nodes.length === 0;
     }
     const games = root.querySelector("#tournament-games");
-    if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", 4);
+    if (games) replaceRows(games, data.games.map(gameRow), "No games stored yet.", games.tHead.rows[0].cells.length);
     const waiting = root.querySelector("#ladder-waiting");
     if (waiting && data.waiting) replaceRows(waiting, data.waiting.map(waitingRow), "Nothing waiting.", 4);
     root.dataset.status = health.state;
@@ -314,6 +331,39 @@
     else root.dataset.polling = "stopped";
   }
 
+  // --- a page that follows the database (the leaderboard) ---------------------------------
+
+  // Fetches the page again every data-refresh-ms and, when its part changed (new games
+  // rated, a tournament or bot deleted, a board no longer updating), swaps that part in
+  // without a reload. Stops while the tab is hidden; a failed fetch waits longer.
+  function following(root) {
+    let current = root;
+    let failures = 0;
+    let shown = current.innerHTML;
+    async function again() {
+      if (document.hidden) return setTimeout(again, Number(current.dataset.refreshMs));
+      try {
+        const response = await fetch(location.href, { headers: { Accept: "text/html" }, cache: "no-store" });
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        const page = new DOMParser().parseFromString(await response.text(), "text/html");
+        const fresh = page.querySelector("[data-refresh-ms]");
+        if (fresh && fresh.innerHTML !== shown) {
+          shown = fresh.innerHTML;
+          const placed = document.importNode(fresh, true);
+          current.replaceWith(placed);
+          current = placed;
+          current.querySelectorAll("table.sortable").forEach(makeSortable);
+          document.body.dataset.redrawn = String(Number(document.body.dataset.redrawn || 0) + 1);
+        }
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+      }
+      setTimeout(again, Number(current.dataset.refreshMs) * Math.min(1 + failures, 8));
+    }
+    setTimeout(again, Number(current.dataset.refreshMs));
+  }
+
   // --- the theme control (theme.js applies and remembers the choice) -------------------
 
   function themeControl(nav) {
@@ -334,6 +384,7 @@
       select.addEventListener("change", () => select.form && select.form.submit());
     });
     document.querySelectorAll("[data-live-url]").forEach(live);
+    document.querySelectorAll("[data-refresh-ms]").forEach(following);
     themeControl(document.querySelector(".site-header nav"));
   }
 

@@ -54,6 +54,12 @@
       .join(",\n") + "\n}";
   }
 
+  /* A duration as m:ss, e.g. 0:33. */
+  function clock(value) {
+    var seconds = Math.round(value / 1000);
+    return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+  }
+
   function ms(value) {
     if (value === null || value === undefined) return "";
     if (value < 10) return value.toFixed(1) + " ms";
@@ -111,7 +117,9 @@
     this.drawer = DRAWERS[this.drawerName];
     this.build();
     linkControls(this);
-    this.show(fragmentFrame(this.frames, location.hash) || 0, false);
+    var linked = fragmentFrame(this.frames, location.hash);
+    this.show(linked || 0, false);
+    if (linked !== null) this.reveal();
   }
 
   Viewer.prototype.card = function (card, size) {
@@ -153,7 +161,8 @@
     this.roundSelect = rounds;
     var speed = h("select", { class: "rv-speed", "aria-label": "Playback speed" });
     SPEEDS.forEach(function (s) {
-      var option = h("option", { value: String(s), text: s + "\u00d7" });
+      // each speed says how long the whole game takes at it, so a quick look is one choice away
+      var option = h("option", { value: String(s), text: s + "\u00d7 \u00b7 " + clock(self.duration(s)) });
       if (s === 1) option.selected = true;
       speed.appendChild(option);
     });
@@ -288,6 +297,22 @@
     clearTimeout(this.timer);
     this.timer = null;
     this.syncControls();
+  };
+
+  /* How long playing every frame takes at ``speed``, in ms (each frame's dwell, as ``schedule`` waits). */
+  Viewer.prototype.duration = function (speed) {
+    var total = 0;
+    for (var i = 0; i < this.frames.length - 1; i++) total += (DWELL[this.frames[i].kind] || 900) / speed;
+    return total;
+  };
+
+  /* Where a frame link lands: the caption and the board, just under the controls (sticky
+   * at the top of the screen), wherever the viewer sits on the page. */
+  Viewer.prototype.reveal = function () {
+    var controls = this.root.querySelector(".rv-controls");
+    var stuck = controls && getComputedStyle(controls).position === "sticky" ? controls.offsetHeight : 0;
+    this.caption.style.scrollMarginTop = stuck + 8 + "px";
+    this.caption.scrollIntoView({ block: "start" });
   };
 
   Viewer.prototype.schedule = function () {
@@ -762,6 +787,7 @@
       if (index !== null && index !== self.index) {
         self.pause();
         self.show(index, false);
+        self.reveal();
       }
     });
   }
