@@ -129,7 +129,8 @@ def gauntlet_cmd(
     tournament: `arena games`, `arena leaderboard` and `--resume` work on it."""
     import trio
 
-    from .gauntlet import read, run_gauntlet, spec_of
+    from .gauntlet import read, spec_of
+    from .gauntlet_run import run_gauntlet
     from .match import TimeLimits
     from .store import StoreError
     from .tournament import sigterm_as_ctrl_c, until_interrupted

@@ -7,35 +7,37 @@ a fixed number of deals) and the rounds per match. Its schedule
 one deal in every seat rotation, at each table, and deal group ``g`` is round
 ``g // T`` at table ``g % T``.
 
-Play goes a batch of matches at a time through ``run_tournament``. A deal group's score
+Play (``arena.gauntlet_run``) goes a batch of matches at a time through
+``run_tournament``. A deal group's score
 is NEW's pairwise score against the opponents at its table, averaged over the group's
 games. The test reads the groups in their order and counts them up to the first one
 missing: after each group it computes the LLR of the groups so far
 (``leaderboard.sprt``) and stops at the first that reaches a bound. So the verdict is
 a function of the stored games alone, and a resumed gauntlet reaches the one an
 uninterrupted run would have reached with those games. While a batch plays, the same
-check runs as each game ends, and a decided test stops the batch at once (the games
-already finished are stored; they count on the leaderboard, not for the test).
+check runs as each game ends, and a decided test stops the batch at once; the games
+played past the deciding group are then dropped, so a seed stores the same games
+whatever the batch.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import trio
 
-from leaderboard.ratings import MEAN_ELO, GameResult, rate
-from leaderboard.sprt import Decision, Sprt, llr, llr_trace, sequential
-
-from .league import schedule_of
-from .match import GameResult as PlayedGame
-from .schedule import Match, gauntlet_tables
+from .league import shape_of
+from .schedule import gauntlet_tables
 from .store import Store, StoredBot, StoreError, Tournament
-from .tournament import Player, Progress, TournamentConfig, run_tournament
+
+if TYPE_CHECKING:  # numpy's, and the runner's: loaded where a gauntlet is read or run, not to list tournaments
+    from leaderboard.ratings import GameResult
+    from leaderboard.sprt import Decision, Sprt
+
+    from .tournament import TournamentConfig
 
 CHUNK = 8
 """Rounds per match: the bots of a table start once for this many deal groups."""
@@ -54,6 +56,8 @@ class GauntletSpec(msgspec.Struct, frozen=True):
     chunk: int = CHUNK
 
     def test(self) -> Sprt | None:
+        from leaderboard.sprt import Sprt
+
         return None if self.sprt is None else Sprt(**self.sprt)
 
 
@@ -147,10 +151,13 @@ def read(store: Store, tournament: Tournament, bots: list[StoredBot], before: Re
     """The gauntlet's standing from its stored games (``bots``: NEW first, as configured).
     ``before``, an earlier reading, spares recomputing the LLRs of the groups it had
     found undecided (stored games never change)."""
-    config = msgspec.convert(tournament.config, TournamentConfig)
+    from leaderboard.ratings import GameResult
+    from leaderboard.sprt import sequential
+
+    config = shape_of(tournament)
     spec = spec_of(tournament)
     assert spec is not None
-    size = config.table_size
+    size = config["table_size"]
     tables = len(gauntlet_tables(len(bots) - 1, size))
     names = {b.id: b.ref for b in bots}
     new_id = bots[0].id
@@ -172,7 +179,7 @@ def read(store: Store, tournament: Tournament, bots: list[StoredBot], before: Re
     test = spec.test()
     known = 0 if before is None or before.decision is None or before.verdict else before.decision.groups
     decision = None if test is None else sequential(scores, test, known)
-    reading = Reading(size, tables, scores, decision, len(rows), config.deals * tables * size)
+    reading = Reading(size, tables, scores, decision, len(rows), config["deals"] * tables * size)
     reading.counted_games = [game for group in range(reading.groups) for game in games[group]]
     reading.partial = {g: (points[g], seen[g]) for g in seen if g >= len(scores)}
     return reading
@@ -184,6 +191,8 @@ def head_to_head(name: str, games: list[GameResult]) -> Versus:
     d/2, the other at 1500 - d/2, so the interval of NEW's rating, doubled about 1500,
     is the interval of the difference d (and NEW's bound, when it won or lost every
     comparison, bounds d)."""
+    from leaderboard.ratings import MEAN_ELO, rate
+
     if not games:
         return Versus(name, 0, math.nan, math.nan, math.nan, math.nan, note="no deal group yet")
     ratings = {r.bot: r for r in rate(games)}
@@ -207,6 +216,8 @@ def against_field(reading: Reading, new: str) -> Versus:
     """NEW against the field as one side: each counted game as NEW's pairwise results
     against the opponents at its table (the opponents merged into one bot, whose
     results among themselves are not results)."""
+    from leaderboard.ratings import GameResult
+
     merged = [
         GameResult(g.group, [NEW if p == new else FIELD for p in g.players], g.ranks) for g in reading.counted_games
     ]
@@ -215,6 +226,8 @@ def against_field(reading: Reading, new: str) -> Versus:
 
 def against_each(reading: Reading, new: str, opponents: list[str]) -> list[Versus]:
     """NEW against each opponent: their results against each other in the counted games."""
+    from leaderboard.ratings import GameResult
+
     rows = []
     for opponent in opponents:
         games = [
@@ -268,90 +281,17 @@ def verdict_line(reading: Reading, new: str, test: Sprt | None) -> str:
 def llr_series(reading: Reading, test: Sprt) -> list[float]:
     """The LLR after each counted deal group, in order: the path the test took to its
     decision (its last value is the decision's LLR; empty before the first group)."""
+    from leaderboard.sprt import llr_trace
+
     return [float(v) for v in llr_trace(reading.scores[: reading.groups], test.elo0, test.elo1)]
-
-
-class _Watch(Progress):
-    """Follows the games of a batch as they end and cancels the batch once the groups
-    counted so far decide the test (the stored games confirm it afterwards)."""
-
-    def __init__(self, reading: Reading, schedule: list[Match], new: str, test: Sprt, scope: trio.CancelScope) -> None:
-        self.group_of = {
-            game.seed: deal * reading.tables + match.match_no % reading.tables
-            for match in schedule
-            for game, deal in zip(match.games, match.deals, strict=True)
-        }
-        self.size = reading.size
-        self.full = 2 * reading.size * (reading.size - 1)
-        self.scores = list(reading.scores)
-        self.points = {group: points for group, (points, _) in reading.partial.items()}
-        self.seen = {group: games for group, (_, games) in reading.partial.items()}
-        self.new = new
-        self.test = test
-        self.scope = scope
-
-    def game_stored(self, result: PlayedGame, bots: list[StoredBot]) -> None:
-        group = self.group_of.get(result.spec.seed)
-        if group is None or group < len(self.scores):
-            return
-        seat = [b.ref for b in bots].index(self.new)
-        self.points[group] = self.points.get(group, 0) + half_points(result.ranks, seat)
-        self.seen[group] = self.seen.get(group, 0) + 1
-        grew = False
-        while self.seen.get(len(self.scores), 0) >= self.size:
-            self.scores.append(self.points[len(self.scores)] / self.full)
-            grew = True
-        if grew and self.test.verdict(llr(self.scores, self.test.elo0, self.test.elo1)):
-            self.scope.cancel()
-
-
-def next_batch(schedule: list[Match], done: set[tuple[int, int]], width: int) -> list[Match]:
-    """The first ``width`` matches, in order, with a game not yet stored."""
-    missing = [m for m in schedule if any((m.match_no, i) not in done for i in range(len(m.games)))]
-    return missing[:width]
-
-
-async def run_gauntlet(
-    store: Store,
-    tournament: Tournament,
-    bots: list[StoredBot],
-    player: Player,
-    report: Callable[[Reading], None] = lambda reading: None,
-) -> Reading:
-    """Play the gauntlet a batch of ``player.at_once`` matches at a time until the test
-    decides or the schedule is played; ``report`` gets the reading after each batch.
-    Marks the tournament finished then, and returns the last reading."""
-    spec = spec_of(tournament)
-    assert spec is not None
-    schedule = schedule_of(tournament)
-    test = spec.test()
-    reading = read(store, tournament, bots)
-    while not reading.finished:
-        batch = next_batch(schedule, store.done_games(tournament.id), player.at_once)
-        if not batch:  # every game stored, yet a group incomplete: cannot happen
-            break
-        with trio.CancelScope() as scope:
-            watch = _Watch(reading, batch, bots[0].ref, test, scope) if test is not None else Progress()
-            await run_tournament(store, tournament, bots, player, watch, schedule=batch)
-        reading = read(store, tournament, bots, reading)
-        report(reading)
-    if reading.verdict:
-        # Games past the deciding group were played only because they were in flight,
-        # which depends on the batch (cores, workers): keep only the counted ones, so
-        # that a seed stores the same games everywhere.
-        counted, tables = reading.groups, reading.tables
-        if store.drop_games(tournament.id, lambda match_no, deal: deal * tables + match_no % tables >= counted):
-            reading = read(store, tournament, bots)
-    store.set_status(tournament.id, "finished")
-    return reading
 
 
 def reading_of(store: Store, tournament: Tournament) -> Reading | None:
     """The reading of a gauntlet's stored games, for the views that list it; None when a
     bot it was configured with has been removed (its games went with it)."""
-    config = msgspec.convert(tournament.config, TournamentConfig)
+    config = shape_of(tournament)
     try:
-        bots = [store.get_bot(ref) for ref in config.bots]
+        bots = [store.get_bot(ref) for ref in config["bots"]]
     except StoreError:
         return None
     return read(store, tournament, bots)
@@ -402,4 +342,4 @@ def standing(store: Store, tournament: Tournament) -> dict[str, Any] | None:
     reading = None if spec is None else reading_of(store, tournament)
     if spec is None or reading is None:
         return None
-    return standing_of(reading, spec.test(), msgspec.convert(tournament.config, TournamentConfig).bots[0])
+    return standing_of(reading, spec.test(), shape_of(tournament)["bots"][0])

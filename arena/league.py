@@ -19,7 +19,7 @@ DEFAULT_MAX_GAMES = 40_000
 """The cap of a sequential gauntlet without ``--max-games``."""
 
 
-class _Shape(TypedDict):
+class Shape(TypedDict):
     """The fields of a tournament's config (``tournament.TournamentConfig``) that make its
     schedule; the others (time limits, fair time) change how it is played, not what."""
 
@@ -29,18 +29,25 @@ class _Shape(TypedDict):
     grown: NotRequired[list[int]]
 
 
+def shape_of(tournament: Tournament) -> Shape:
+    """The fields of the tournament's config that make its schedule, checked
+    (``msgspec.ValidationError`` for a config without them)."""
+    import msgspec
+
+    return msgspec.convert(tournament.config, Shape)
+
+
 def schedule_of(tournament: Tournament) -> list[Match]:
     """Every match of the tournament's schedule, derived from its seed (the tables), its
     deal key (the deals: its secret, else its seed) and config: a round
     robin (grown as its league grew), or a gauntlet's tables (NEW, bot 0, at each). Raises
     ``msgspec.ValidationError`` for a config that is neither, ``ValueError`` for one whose
     numbers make no schedule."""
-    import msgspec
 
     # arena.schedule loads msgspec and the match types: only when a schedule is made.
     from .schedule import gauntlet, round_robin
 
-    shape = msgspec.convert(tournament.config, _Shape)
+    shape = shape_of(tournament)
     bots, size, deals = len(shape["bots"]), shape["table_size"], shape["deals"]
     if "gauntlet" in tournament.config:  # arena gauntlet: NEW (bot 0) against the others
         chunk = int(tournament.config["gauntlet"]["chunk"])
