@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -206,7 +207,9 @@ def worker(
     wait_scheduler: Annotated[
         float,
         typer.Option(
-            help="When the scheduler goes away: seconds to wait for it to come back (then join it again).", min=0
+            help="Seconds to wait for the scheduler when it does not answer: at the start, and when it goes away"
+            " (then join it again).",
+            min=0,
         ),
     ] = 3600,
     tls_ca_file: TlsCaOption = None,
@@ -289,7 +292,7 @@ def worker(
             fail(f"--dashboard-address {dashboard_address}: a port (the dashboard is served on loopback only)")
         port = int(number)
     count = slots or nthreads or os.cpu_count() or 1
-    checked = _checked_sandbox(sandbox, scheduler, tls)
+    checked = _checked_sandbox(sandbox, scheduler, tls, wait_scheduler)
     console.print(f"sandbox works here: {checked}; joining {scheduler} with {count} slots", soft_wrap=True)
     sys.stdout.flush()
     from .node import LEFT_ENV, SANDBOX_ENV, SLOTS_ENV
@@ -326,14 +329,18 @@ def _interface_address(interface: str) -> str:
         fail(f"--interface {interface}: {str(exc).splitlines()[0]}")
 
 
-def _checked_sandbox(sandbox: str, scheduler: str, tls: TLS | None) -> str:
+def _checked_sandbox(sandbox: str, scheduler: str, tls: TLS | None, wait: float) -> str:
     """Check that bots run here and that the cluster plays this arena version (one
     line and exit otherwise); the sandbox's isolation, in words."""
     from .cli_sandbox import open_sandbox
+    from .cluster import Unreachable
 
     with user_errors():
         checked = open_sandbox(sandbox)
-        _claim(scheduler, tls)
+        try:
+            _claim(scheduler, tls)
+        except Unreachable:  # not up yet (started beside it, or a pod before its scheduler's)
+            _wait_for_scheduler(scheduler, tls, wait, "does not answer yet", lambda: False)
     return checked.isolation
 
 
@@ -344,9 +351,8 @@ def _supervise(command: list[str], scheduler: str, tls: TLS | None, wait: float,
     leave every machine of a cluster to be visited. Its exit code otherwise."""
     import signal
     import subprocess
-    import time
 
-    from .cluster import ClusterError, OtherVersion, connect
+    from .cluster import ClusterError, connect
 
     stopping: list[int] = []
     child: subprocess.Popen[bytes] | None = None
@@ -370,31 +376,39 @@ def _supervise(command: list[str], scheduler: str, tls: TLS | None, wait: float,
             return code  # the scheduler is there: the worker was retired, or ended its lifetime
         except ClusterError:
             pass
-        since = time.monotonic()
-        err_console.print(
-            f"the scheduler {scheduler} is gone: waiting up to {wait:g} s for it to come back", markup=False
-        )
-        said = since
-        while True:
-            if stopping:
-                return 128 + stopping[0]
-            waited = time.monotonic() - since
-            if waited >= wait:
-                fail(f"the scheduler {scheduler} did not come back in {wait:g} s: start this worker again once it runs")
-            try:
-                _claim(scheduler, tls)
-                break
-            except OtherVersion as exc:
-                fail(str(exc))
-            except ClusterError:
-                pass
-            if time.monotonic() - said >= 60:
-                said = time.monotonic()
-                err_console.print(
-                    f"still waiting for the scheduler {scheduler} ({waited:.0f} s)", markup=False, soft_wrap=True
-                )
-            time.sleep(1)
+        if not _wait_for_scheduler(scheduler, tls, wait, "is gone", lambda: bool(stopping)):
+            return 128 + stopping[0]
         err_console.print(f"the scheduler {scheduler} is back: joining it again", markup=False, soft_wrap=True)
+
+
+def _wait_for_scheduler(scheduler: str, tls: TLS | None, wait: float, why: str, stop: Callable[[], bool]) -> bool:
+    """Until the scheduler answers and plays this arena version (True), saying so at once
+    and then every minute; one line and exit after ``wait`` s, or on another version or a
+    refused certificate (nothing to wait for); False if ``stop()`` turns true."""
+    import time
+
+    from .cluster import ClusterError, Unreachable
+
+    since = said = time.monotonic()
+    err_console.print(f"the scheduler {scheduler} {why}: waiting up to {wait:g} s for it", markup=False, soft_wrap=True)
+    while not stop():
+        waited = time.monotonic() - since
+        if waited >= wait:
+            fail(f"the scheduler {scheduler} did not answer in {wait:g} s: start this worker again once it runs")
+        try:
+            _claim(scheduler, tls)
+            return True
+        except Unreachable:
+            pass
+        except ClusterError as exc:
+            fail(str(exc))
+        if time.monotonic() - said >= 60:
+            said = time.monotonic()
+            err_console.print(
+                f"still waiting for the scheduler {scheduler} ({waited:.0f} s)", markup=False, soft_wrap=True
+            )
+        time.sleep(1)
+    return False
 
 
 def _claim(scheduler: str, tls: TLS | None) -> None:

@@ -41,6 +41,10 @@ class OtherVersion(ClusterError):
     """The cluster plays with another arena version."""
 
 
+class Unreachable(ClusterError):
+    """No scheduler answers at the address (yet): nothing listens, or no route there."""
+
+
 class Worker(msgspec.Struct, frozen=True):
     name: str
     address: str
@@ -84,7 +88,7 @@ def connect(address: str, tls: TLS | None = None, timeout: float = 10) -> Client
         return Client(address, security=tls.security() if tls else None, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ClusterError(f"no Dask scheduler answers at {address} ({first})") from None
+        raise Unreachable(f"no Dask scheduler answers at {address} ({first})") from None
 
 
 def _handshake(address: str, tls: TLS | None, timeout: float) -> None:
@@ -125,7 +129,7 @@ def _handshake(address: str, tls: TLS | None, timeout: float) -> None:
         ) from None
     except OSError as exc:
         why = exc.strerror or str(exc) or type(exc).__name__
-        raise ClusterError(f"no Dask scheduler answers at {address} ({why})") from None
+        raise Unreachable(f"no Dask scheduler answers at {address} ({why})") from None
 
 
 def claim_version(client: Client) -> None:

@@ -181,6 +181,28 @@ def test_a_worker_waits_for_its_scheduler_and_joins_it_again(tmp_path: Path) -> 
     assert "is back: joining it again" in workers.log("w1")
 
 
+def test_a_worker_started_before_its_scheduler_waits_for_it(tmp_path: Path) -> None:
+    """A worker started before its scheduler (a pod before the scheduler's, a script
+    starting both at once) says it waits, and joins once the scheduler listens."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    workers = Workers(address, tmp_path)
+    scheduler = None
+    try:
+        workers.start("early", 1, "local", "--wait-scheduler", "120")
+        deadline = time.monotonic() + 60
+        while "does not answer yet: waiting up to 120 s" not in workers.log("early"):
+            assert time.monotonic() < deadline, workers.log("early")
+            time.sleep(0.2)
+        scheduler = start_scheduler(port)
+        seen = json.loads(ask(address, WAIT_FOR_WORKERS, "1"))
+    finally:
+        workers.stop_all()
+        if scheduler is not None:
+            stop(scheduler)
+    assert [w["name"] for w in seen] == ["early"]
+
+
 def test_a_worker_whose_scheduler_never_comes_back_says_so_and_exits(tmp_path: Path) -> None:
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -195,4 +217,4 @@ def test_a_worker_whose_scheduler_never_comes_back_says_so_and_exits(tmp_path: P
         workers.stop_all()
     assert code != 0
     last = workers.log("w1").strip().splitlines()[-1]
-    assert last.startswith(f"error: the scheduler {address} did not come back in 2 s"), last
+    assert last.startswith(f"error: the scheduler {address} did not answer in 2 s"), last
