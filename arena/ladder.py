@@ -300,6 +300,8 @@ class Ladder:
         self.newcomers = 0
         """Newcomers' tables in play without a slot: at most one at a time."""
         self.pruned_when = -math.inf
+        self.since: tuple[int, float, dict[str, float]] = (0, 0.0, {})
+        """The games, time and board at the last progress line."""
         self.key: tuple[int, str] | None = None
         """The latest epoch's key worked out (a chain of hashes), with its epoch."""
         self.in_play: set[int] = set()
@@ -514,22 +516,29 @@ class Ladder:
                 writer.close()  # the writer stores what is queued, then ends (also on Ctrl-C)
         if self.keep_replays:  # the budget is played: the last games' replays counted too
             await self._read(self.reader.prune_replays, self.tournament.id, self.keep_replays)
+        self.games = await self._read(self.reader.count_games, self.tournament.id)
+        self.say(self.progress_now())
+
+    def progress_now(self) -> str:
+        """The progress line since the last one (``progress_line``)."""
+        games, when, board = self.since
+        now = trio.current_time()
+        latest = {r.bot: r.elo for r in self.rows}
+        per_minute = (self.games - games) * 60.0 / max(now - when, 1e-9)
+        self.since = (self.games, now, latest)
+        return progress_line(
+            self.games, per_minute, len(self.in_play), self.active, self.waiting, movers(board, latest)
+        )
 
     async def _status(self, scope: trio.CancelScope) -> None:
         """A progress line every ``status_s`` when something changed: games a minute,
         tables in play, the bots whose rating moved most."""
         with scope:
-            shown, games, when = "", self.games, trio.current_time()
-            board = {r.bot: r.elo for r in self.rows}
+            shown = ""
+            self.since = (self.games, trio.current_time(), {r.bot: r.elo for r in self.rows})
             while True:
                 await trio.sleep(self.status_s)
-                now = trio.current_time()
-                per_minute = (self.games - games) * 60.0 / max(now - when, 1e-9)
-                latest = {r.bot: r.elo for r in self.rows}
-                line = progress_line(
-                    self.games, per_minute, len(self.in_play), self.active, self.waiting, movers(board, latest)
-                )
+                line = self.progress_now()
                 if line != shown:
                     self.say(line)
                     shown = line
-                games, when, board = self.games, now, latest
