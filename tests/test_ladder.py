@@ -289,7 +289,7 @@ def test_the_ladder_plays_duplicate_groups_and_stores_them_as_a_tournament(
 ) -> None:
     db = base / "arena.db"
     bots = [activate(db, sample(base, name)) for name in ("ann", "bea", "cyd")]
-    ladder = start(db, "--sandbox", "local", "--table-size", "3", "--deals-per-table", "2")
+    ladder = start(db, "--sandbox", "local", "--table-size", "3", "--deals-per-table", "2", "--progress-every", "1")
     ladders.append(ladder)
     wait_for("three whole tables", lambda: len(whole_matches(db, 6)) >= 3, ladder)
     assert stop(ladder) == 130
