@@ -86,8 +86,9 @@ def next_deals(spec: LadderSpec, seats: int, spent_s: float, played: int, group_
     """The deals of a table's next run of duplicate groups, played by fresh processes (0:
     the table ends). A table of fixed deals plays them at once; otherwise one group first
     (its pace, its bots' start included, is ``group_s``), then as many as fit in what is
-    left of ``table_seconds`` (another one when at least half of it fits), never past
-    ``max_deals``: a slow table stops after its first group."""
+    left of ``table_seconds`` (another one when at least half of it fits), at most as many
+    as were played (a pace measured when the machine was quieter overruns by no more than
+    the time played), never past ``max_deals``: a slow table stops after its first group."""
     if spec.deals_per_table:
         return spec.deals_per_table if played == 0 else 0
     if played == 0:
@@ -95,7 +96,7 @@ def next_deals(spec: LadderSpec, seats: int, spent_s: float, played: int, group_
     left = spec.table_seconds - spent_s
     if left <= 0 or played >= spec.max_deals or group_s is None or group_s <= 0:
         return 0
-    return max(0, min(spec.max_deals - played, math.floor(left / group_s + 0.5)))
+    return max(0, min(spec.max_deals - played, played, math.floor(left / group_s + 0.5)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -469,55 +470,57 @@ class Ladder:
         """Keep ``player.at_once`` tables in play (and a newcomer's beside them) until
         cancelled or the budget is played; each table is chosen when a slot frees, from
         the bots active then, and its slot rests after it as its pairs are settled."""
-        writer = GameWriter(self.store)
-        slots = trio.CapacityLimiter(max(1, self.player.at_once))
-        match_no = await self._read(self.next_match_no)
-        await self._read(self.reveal, match_no)  # what a run before this one played
+        try:
+            writer = GameWriter(self.store)
+            slots = trio.CapacityLimiter(max(1, self.player.at_once))
+            match_no = await self._read(self.next_match_no)
+            await self._read(self.reveal, match_no)  # what a run before this one played
 
-        async def one(number: int, seated: list[StoredBot], slot: bool) -> None:
-            self.newcomers += not slot
-            try:
-                share = duty(rated(self.rows, seated), self.rest_floor)
-                took = await self.play(writer, number, seated)
-                self.in_play.discard(number)
-                if slot:  # a settled table's slot idles, so that it plays `share` of the time
-                    rest = rest_after(took, share)
-                    while rest > 0 and not self.spent():
-                        await trio.sleep(min(rest, poll_s))
-                        rest -= poll_s
-            finally:
-                self.in_play.discard(number)
-                self.newcomers -= not slot
-                if slot:
-                    slots.release_on_behalf_of(number)
-                    slots.total_tokens = max(1, self.player.at_once)  # on a cluster, workers come and go
-            await self._read(self.reveal, match_no)  # its epoch may be all played now
-            if self.keep_replays and trio.current_time() - self.pruned_when >= PRUNE_S:
-                self.pruned_when = trio.current_time()
-                pruned = await self._read(self.reader.prune_replays, self.tournament.id, self.keep_replays)
-                if pruned:
-                    self.say(f"pruned the replays of {pruned} older games (their results stay)")
+            async def one(number: int, seated: list[StoredBot], slot: bool) -> None:
+                self.newcomers += not slot
+                try:
+                    share = duty(rated(self.rows, seated), self.rest_floor)
+                    took = await self.play(writer, number, seated)
+                    self.in_play.discard(number)
+                    if slot:  # a settled table's slot idles, so that it plays `share` of the time
+                        rest = rest_after(took, share)
+                        while rest > 0 and not self.spent():
+                            await trio.sleep(min(rest, poll_s))
+                            rest -= poll_s
+                finally:
+                    self.in_play.discard(number)
+                    self.newcomers -= not slot
+                    if slot:
+                        slots.release_on_behalf_of(number)
+                        slots.total_tokens = max(1, self.player.at_once)  # on a cluster, workers come and go
+                await self._read(self.reveal, match_no)  # its epoch may be all played now
+                if self.keep_replays and trio.current_time() - self.pruned_when >= PRUNE_S:
+                    self.pruned_when = trio.current_time()
+                    pruned = await self._read(self.reader.prune_replays, self.tournament.id, self.keep_replays)
+                    if pruned:
+                        self.say(f"pruned the replays of {pruned} older games (their results stay)")
 
-        async with trio.open_nursery() as outer:
-            outer.start_soon(writer.run)
-            status = trio.CancelScope()
-            outer.start_soon(self._status, status)
-            try:
-                async with trio.open_nursery() as tables:
-                    while not self.spent():
-                        seated, slot = await self.table(match_no, poll_s, slots)
-                        if not seated:
-                            continue
-                        self.in_play.add(match_no)
-                        tables.start_soon(one, match_no, seated, slot)
-                        match_no += 1
-            finally:
-                status.cancel()
-                writer.close()  # the writer stores what is queued, then ends (also on Ctrl-C)
-        if self.keep_replays:  # the budget is played: the last games' replays counted too
-            await self._read(self.reader.prune_replays, self.tournament.id, self.keep_replays)
-        self.games = await self._read(self.reader.count_games, self.tournament.id)
-        self.say(self.progress_now())
+            async with trio.open_nursery() as outer:
+                outer.start_soon(writer.run)
+                status = trio.CancelScope()
+                outer.start_soon(self._status, status)
+                try:
+                    async with trio.open_nursery() as tables:
+                        while not self.spent():
+                            seated, slot = await self.table(match_no, poll_s, slots)
+                            if not seated:
+                                continue
+                            self.in_play.add(match_no)
+                            tables.start_soon(one, match_no, seated, slot)
+                            match_no += 1
+                finally:
+                    status.cancel()
+                    writer.close()  # the writer stores what is queued, then ends (also on Ctrl-C)
+            if self.keep_replays:  # the budget is played: the last games' replays counted too
+                await self._read(self.reader.prune_replays, self.tournament.id, self.keep_replays)
+            self.games = await self._read(self.reader.count_games, self.tournament.id)
+        finally:
+            self.say(self.progress_now())  # where it stands, also on Ctrl-C
 
     def progress_now(self) -> str:
         """The progress line since the last one (``progress_line``)."""

@@ -150,10 +150,12 @@ def test_ratings_become_what_the_choice_weighs() -> None:
 def test_a_table_is_bounded_by_its_time_not_by_earlier_tables() -> None:
     auto = LadderSpec(4)
     assert next_deals(auto, 4, 0.0, 0, None) == 1, "first one deal group: its pace"
-    assert next_deals(auto, 4, 1.0, 1, 1.0) == 9, "then what fits in the 9 s left at its own pace"
+    assert next_deals(auto, 4, 1.0, 1, 1.0) == 1, "then doubling at most"
+    assert next_deals(auto, 4, 2.0, 2, 1.0) == 2 and next_deals(auto, 4, 4.0, 4, 1.0) == 4
+    assert next_deals(auto, 4, 8.0, 8, 1.0) == 2, "what fits in the 2 s left at its own pace"
     assert next_deals(auto, 4, 9.6, 10, 0.9) == 0, "less than half a group left: it ends"
     assert next_deals(auto, 4, 9.5, 10, 0.9) == 1
-    assert next_deals(auto, 2, 0.5, 1, 0.001) == auto.max_deals - 1, "never past max_deals"
+    assert next_deals(auto, 2, 0.5, 40, 0.001) == auto.max_deals - 40, "never past max_deals"
     assert next_deals(auto, 4, 200.0, 1, 200.0) == 0, "a slow bot's table stops after its first group"
     assert next_deals(LadderSpec(4, 3), 4, 0.0, 0, None) == 3, "fixed when the ladder says so, at once"
     assert next_deals(LadderSpec(4, 3), 4, 0.1, 3, 0.01) == 0
