@@ -629,6 +629,9 @@ def test_pause_and_resume_from_another_terminal(
     assert stop(ladder) == 130
     with Store(db, read_only=True) as store:
         assert store.get_tournament("ladder").status == "paused", "stopped paused, it stays paused"  # type: ignore[union-attr]
+    with serving(db) as site:
+        health = json.loads(urllib.request.urlopen(f"{site}/api/ladder", timeout=10).read())["health"]
+    assert health["state"] == "paused" and "arena ladder resume" in health["text"], health
     again = start(db, "--sandbox", "local")
     ladders.append(again)
     wait_for("it starts paused", lambda: "is paused" in said(again) and "ladder paused" in said(again), again)

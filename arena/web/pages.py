@@ -773,6 +773,8 @@ def tournament_health(
     resume = None
     if t.status == "finished":
         state, text = "finished", "finished"
+    elif t.status == "paused":  # store.PAUSED: a ladder held by `arena ladder pause`
+        state, text = "paused", "paused · `arena ladder resume` goes on"
     elif held:
         game_s = statistics.median(walls_ms) / 1000 if walls_ms else None
         limit = max(STALL_MIN_S, STALL_GAMES * game_s) if game_s else STALL_MIN_S
