@@ -76,27 +76,36 @@ SETTLED_WIDTH = 100.0
 tables play ``(width / SETTLED_WIDTH) ** 2`` of the time (``duty``)."""
 REST_FLOOR = 0.1
 """The least share of the time a settled table plays (``--rest-floor``)."""
+GROWTH = 8
+"""A table's next run of deal groups is at most this many times the deals it played."""
+STARTS_KEPT = 20
+"""The ladder's quickest first run among its last this many tables is what a start costs."""
 PRUNE_S = 30.0
 """Replays past ``keep_replays`` are pruned at most this often (after a table)."""
 PROGRESS_S = 60.0
 """A progress line (games a minute, tables, who moved) at most this often."""
 
 
-def next_deals(spec: LadderSpec, seats: int, spent_s: float, played: int, group_s: float | None) -> int:
-    """The deals of a table's next run of duplicate groups, played by fresh processes (0:
-    the table ends). A table of fixed deals plays them at once; otherwise one group first
-    (its pace, its bots' start included, is ``group_s``), then as many as fit in what is
-    left of ``table_seconds`` (another one when at least half of it fits), at most as many
-    as were played (a pace measured when the machine was quieter overruns by no more than
-    the time played), never past ``max_deals``: a slow table stops after its first group."""
+def next_deals(spec: LadderSpec, spent_s: float, played: int, runs: int, start_s: float | None) -> int:
+    """The deals of a table's next run of duplicate groups, each run by fresh processes
+    (0: the table ends), from what its own runs took: ``played`` deals in ``runs`` runs
+    over ``spent_s``. A table of fixed deals plays them at once; otherwise one group
+    first, then as many as fit in what is left of ``table_seconds`` (another one when at
+    least half of it fits) at its own pace, a run's start (``start_s``: the ladder's
+    quickest first run, about what starting the bots costs) counted once a run; at most
+    ``GROWTH`` times what it played (a pace measured on a quieter machine overruns little),
+    never past ``max_deals``. A slow table stops after its first group."""
     if spec.deals_per_table:
         return spec.deals_per_table if played == 0 else 0
     if played == 0:
         return 1
     left = spec.table_seconds - spent_s
-    if left <= 0 or played >= spec.max_deals or group_s is None or group_s <= 0:
+    if left <= 0 or played >= spec.max_deals or spent_s <= 0:
         return 0
-    return max(0, min(spec.max_deals - played, played, math.floor(left / group_s + 0.5)))
+    start = min(start_s or 0.0, spent_s / max(1, runs))
+    per_deal = max((spent_s - runs * start) / played, 0.05 * spent_s / played)
+    fits = math.floor(max(0.0, left - start) / per_deal + 0.5)
+    return max(0, min(spec.max_deals - played, GROWTH * played, fits))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,6 +310,8 @@ class Ladder:
         self.newcomers = 0
         """Newcomers' tables in play without a slot: at most one at a time."""
         self.pruned_when = -math.inf
+        self.starts: dict[int, list[float]] = {}
+        """The durations of the last tables' first runs (one group), by table size."""
         self.since: tuple[int, float, dict[str, float]] = (0, 0.0, {})
         """The games, time and board at the last progress line."""
         self.key: tuple[int, str] | None = None
@@ -441,9 +452,11 @@ class Ladder:
         match = table_match(match_no, size, key, self.spec.deals_per_table or self.spec.max_deals)
         loaded = [self.loaded[b.id] for b in seated]
         began = trio.current_time()
-        deals, group_s = 0, None
+        deals = runs = 0
+        starts = self.starts.setdefault(size, [])
         while not self.held():
-            run = next_deals(self.spec, size, trio.current_time() - began, deals, group_s)
+            start_s = min(starts) if starts else None
+            run = next_deals(self.spec, trio.current_time() - began, deals, runs, start_s)
             if self.budget is not None:
                 run = min(run, -(-(self.budget - self.played - self.reserved) // size))
             if run <= 0:
@@ -460,8 +473,10 @@ class Ladder:
             finally:
                 self.reserved -= len(games)
             self.played += played
+            if runs == 0 and played == len(games):  # a first run: one group, and its bots' start
+                starts[:] = [*starts[-STARTS_KEPT + 1 :], trio.current_time() - began]
             deals += run
-            group_s = (trio.current_time() - began) / deals  # the pace, starting the bots included
+            runs += 1
             if played < len(games):
                 break
         return trio.current_time() - began

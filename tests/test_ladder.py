@@ -149,16 +149,16 @@ def test_ratings_become_what_the_choice_weighs() -> None:
 
 def test_a_table_is_bounded_by_its_time_not_by_earlier_tables() -> None:
     auto = LadderSpec(4)
-    assert next_deals(auto, 4, 0.0, 0, None) == 1, "first one deal group: its pace"
-    assert next_deals(auto, 4, 1.0, 1, 1.0) == 1, "then doubling at most"
-    assert next_deals(auto, 4, 2.0, 2, 1.0) == 2 and next_deals(auto, 4, 4.0, 4, 1.0) == 4
-    assert next_deals(auto, 4, 8.0, 8, 1.0) == 2, "what fits in the 2 s left at its own pace"
-    assert next_deals(auto, 4, 9.6, 10, 0.9) == 0, "less than half a group left: it ends"
-    assert next_deals(auto, 4, 9.5, 10, 0.9) == 1
-    assert next_deals(auto, 2, 0.5, 40, 0.001) == auto.max_deals - 40, "never past max_deals"
-    assert next_deals(auto, 4, 200.0, 1, 200.0) == 0, "a slow bot's table stops after its first group"
-    assert next_deals(LadderSpec(4, 3), 4, 0.0, 0, None) == 3, "fixed when the ladder says so, at once"
-    assert next_deals(LadderSpec(4, 3), 4, 0.1, 3, 0.01) == 0
+    assert next_deals(auto, 0.0, 0, 0, None) == 1, "first one deal group: its pace"
+    assert next_deals(auto, 1.0, 1, 1, None) == 8, "then at most 8 times what it played"
+    assert next_deals(auto, 2.0, 9, 2, 0.8) == 55, "fast groups once the start is counted: up to max_deals"
+    assert next_deals(auto, 2.0, 9, 2, None) == 36, "without a start known, a slower guess"
+    assert next_deals(auto, 6.0, 8, 2, 1.0) == 6, "what fits in the 4 s left, a start counted"
+    assert next_deals(auto, 9.7, 10, 3, 0.0) == 0, "less than half a group left: it ends"
+    assert next_deals(auto, 200.0, 1, 1, 1.0) == 0, "a slow bot's table stops after its first group"
+    assert next_deals(auto, 5.0, 1, 1, 5.0) == 0, "a start as long as the time left: no run"
+    assert next_deals(LadderSpec(4, 3), 0.0, 0, 0, None) == 3, "fixed when the ladder says so, at once"
+    assert next_deals(LadderSpec(4, 3), 0.1, 3, 1, None) == 0
 
 
 def test_settled_pairs_rest_down_to_the_floor() -> None:
