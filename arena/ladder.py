@@ -86,23 +86,28 @@ PROGRESS_S = 60.0
 """A progress line (games a minute, tables, who moved) at most this often."""
 
 
-def next_deals(spec: LadderSpec, spent_s: float, played: int, runs: int, start_s: float | None) -> int:
+def next_deals(
+    spec: LadderSpec, spent_s: float, played: int, runs: int, start_s: float | None, deal_s: float | None = None
+) -> int:
     """The deals of a table's next run of duplicate groups, each run by fresh processes
-    (0: the table ends), from what its own runs took: ``played`` deals in ``runs`` runs
-    over ``spent_s``. A table of fixed deals plays them at once; otherwise one group
-    first, then as many as fit in what is left of ``table_seconds`` (another one when at
-    least half of it fits) at its own pace, a run's start (``start_s``: the ladder's
-    quickest first run, about what starting the bots costs) counted once a run; at most
-    ``GROWTH`` times what it played (a pace measured on a quieter machine overruns little),
-    never past ``max_deals``. A slow table stops after its first group."""
+    (0: the table ends). A table of fixed deals plays them at once. Otherwise its first
+    run fills its ``table_seconds`` at ``deal_s`` (a deal group's seconds for its slowest
+    bot, at its earlier tables), or is one group when a bot's pace is unknown; then runs
+    fill what is left at the table's own pace, a run's start (``start_s``: the ladder's
+    quickest first group, about what starting the bots costs) counted once a run, another
+    group when at least half of it fits, at most ``GROWTH`` times what it played, never
+    past ``max_deals``. A slow table stops after its first group."""
     if spec.deals_per_table:
         return spec.deals_per_table if played == 0 else 0
+    start = start_s or 0.0
     if played == 0:
-        return 1
+        if not deal_s or deal_s <= 0:
+            return 1
+        return max(1, min(spec.max_deals, math.floor(max(0.0, spec.table_seconds - start) / deal_s + 0.5)))
     left = spec.table_seconds - spent_s
     if left <= 0 or played >= spec.max_deals or spent_s <= 0:
         return 0
-    start = min(start_s or 0.0, spent_s / max(1, runs))
+    start = min(start, spent_s / max(1, runs))
     per_deal = max((spent_s - runs * start) / played, 0.05 * spent_s / played)
     fits = math.floor(max(0.0, left - start) / per_deal + 0.5)
     return max(0, min(spec.max_deals - played, GROWTH * played, fits))
@@ -310,6 +315,8 @@ class Ladder:
         self.newcomers = 0
         """Newcomers' tables in play without a slot: at most one at a time."""
         self.pruned_when = -math.inf
+        self.pace: dict[int, float] = {}
+        """Each bot's seconds a game at its tables so far (their start taken off)."""
         self.starts: dict[int, list[float]] = {}
         """The durations of the last tables' first runs (one group), by table size."""
         self.since: tuple[int, float, dict[str, float]] = (0, 0.0, {})
@@ -454,15 +461,18 @@ class Ladder:
         began = trio.current_time()
         deals = runs = 0
         starts = self.starts.setdefault(size, [])
+        paces = [self.pace.get(b.id) for b in seated]
+        deal_s = size * max(p for p in paces if p is not None) if None not in paces else None
         while not self.held():
             start_s = min(starts) if starts else None
-            run = next_deals(self.spec, trio.current_time() - began, deals, runs, start_s)
+            run = next_deals(self.spec, trio.current_time() - began, deals, runs, start_s, deal_s)
             if self.budget is not None:
                 run = min(run, -(-(self.budget - self.played - self.reserved) // size))
             if run <= 0:
                 break
             games = list(range(deals * size, (deals + run) * size))
             self.reserved += len(games)
+            run_began = trio.current_time()
             try:
                 played = await play_and_store(
                     self.player, writer, self.tournament, self.config, match, seated, loaded, self.progress, games
@@ -473,8 +483,13 @@ class Ladder:
             finally:
                 self.reserved -= len(games)
             self.played += played
-            if runs == 0 and played == len(games):  # a first run: one group, and its bots' start
-                starts[:] = [*starts[-STARTS_KEPT + 1 :], trio.current_time() - began]
+            took = trio.current_time() - run_began
+            if run == 1 and played == len(games):  # one group, and its bots' start
+                starts[:] = [*starts[-STARTS_KEPT + 1 :], took]
+            if played:  # each bot's pace: seconds a game at its tables, a start taken off
+                game_s = max(0.0, took - (min(starts) if starts else 0.0)) / played
+                for b in seated:
+                    self.pace[b.id] = game_s if b.id not in self.pace else (self.pace[b.id] + game_s) / 2
             deals += run
             runs += 1
             if played < len(games):

@@ -150,6 +150,8 @@ def test_ratings_become_what_the_choice_weighs() -> None:
 def test_a_table_is_bounded_by_its_time_not_by_earlier_tables() -> None:
     auto = LadderSpec(4)
     assert next_deals(auto, 0.0, 0, 0, None) == 1, "first one deal group: its pace"
+    assert next_deals(auto, 0.0, 0, 0, 1.0, 0.5) == 18, "bots of known pace: what fills the time at once"
+    assert next_deals(auto, 0.0, 0, 0, 1.0, 0.01) == 64 and next_deals(auto, 0.0, 0, 0, 0.0, 30.0) == 1
     assert next_deals(auto, 1.0, 1, 1, None) == 8, "then at most 8 times what it played"
     assert next_deals(auto, 2.0, 9, 2, 0.8) == 55, "fast groups once the start is counted: up to max_deals"
     assert next_deals(auto, 2.0, 9, 2, None) == 36, "without a start known, a slower guess"
