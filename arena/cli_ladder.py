@@ -179,6 +179,7 @@ def ladder_run(
             ready,
             Games(),
             say,
+            status_s=progress_every,
             rest_floor=rest_floor,
             budget=games,
             keep_replays=keep_replays,

@@ -604,9 +604,10 @@ def test_pause_and_resume_from_another_terminal(
         "no ladder 'ladder'",
     )
     assert missing.returncode != 0
-    ladder = start(db, "--sandbox", "local", "--table-size", "2", "--table-seconds", "1")
+    ladder = start(db, "--sandbox", "local", "--table-size", "2", "--table-seconds", "1", "--progress-every", "1")
     ladders.append(ladder)
     wait_for("games", lambda: len(games(db)) >= 2, ladder)
+    wait_for("a progress line while it plays", lambda: "/min · " in said(ladder), ladder)
 
     def arena(*args: str) -> str:
         done = subprocess.run([ARENA, "ladder", *args, "--db", str(db)], capture_output=True, text=True, timeout=60)
