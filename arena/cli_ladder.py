@@ -57,8 +57,8 @@ def ladder_run(
     deals_per_table: Annotated[
         int,
         typer.Option(
-            help="Deals a table plays, each in every seat rotation (when it is created); 0: as many as fill about"
-            " 10 s, at the pace of the ladder's games.",
+            help="Deals a table plays, each in every seat rotation (when it is created); 0: deal groups until its"
+            " --table-seconds are spent, at its own pace.",
             min=0,
         ),
     ] = 0,

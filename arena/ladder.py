@@ -12,11 +12,12 @@ numbers only grow (the next is above every stored one) and each choice derives f
 ladder's seed and the match number, so a restarted ladder loses nothing and doubles
 nothing: a table cut short keeps the games it finished, and its number is never reused.
 
-A table is bounded by time, not by a count fixed beforehand: it plays one deal group,
-then as many more as fit in what is left of ``table_seconds`` at the pace of its own
-first groups (``next_deals``), and stops at the end of a group once its time is spent.
-A bot with no games here gets a table of its own at once even when every slot is busy
-(``newcomer``), so however slow the bots in play, a new version plays within seconds.
+A table is bounded by time, not by a count fixed beforehand: runs of deal groups, each
+by fresh processes, as many as fit in what is left of ``table_seconds`` at the pace of
+its own bots (one group first when a bot's pace is unknown: ``next_deals``), ending at
+the end of a group once its time is spent. A bot with no games here gets a table of its
+own at once even when every slot is busy (``Ladder.table``), so however slow the bots in
+play, a new version plays within seconds.
 Settled pairs rest: after a table whose every pair is known within ``SETTLED_WIDTH``
 Elo its slot idles, so the ladder plays them a share ``duty`` of the time, down to the
 organiser's floor. ``arena ladder pause`` (the tournament's status, ``paused``) and a
@@ -195,8 +196,8 @@ class LadderSpec(msgspec.Struct, frozen=True):
     table_size: int = 4
     """Seats per table (fewer while fewer bots are active)."""
     deals_per_table: int = 0
-    """Deals a table plays, each in every seat rotation; 0: as many as fill about
-    ``table_seconds`` at the pace the ladder's tables have been playing."""
+    """Deals a table plays, each in every seat rotation; 0: deal groups until its
+    ``table_seconds`` are spent, at its own pace (``next_deals``)."""
     table_seconds: float = TABLE_SECONDS
     max_deals: int = MAX_DEALS
     reveal_every: int = REVEAL_EVERY
