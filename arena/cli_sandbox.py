@@ -64,6 +64,7 @@ def image_prune(
     asked. Kept: the current base and its layers, the images of the bots stored in the
     databases, and every image a container uses (a running arena's)."""
     from .sandbox import images
+    from .sandbox.outdated import outdated, prune
 
     with user_errors():
         stored: set[str] = set()
@@ -78,7 +79,7 @@ def image_prune(
             current = images.base_tag(client)
         except images.ImageError:
             current = ""
-        stale = images.outdated(client, current, stored)
+        stale = outdated(client, current, stored)
         if not stale:
             console.print("no outdated arena image: nothing to remove", markup=False)
             return
@@ -90,5 +91,5 @@ def image_prune(
                 fail(f"removing {count} needs a yes: not at a terminal, add --yes")
             if not typer.confirm(f"Remove these {count}?", default=False):
                 fail("nothing removed")
-        removed = images.prune(client, [tag for tag, _ in stale], progress=lambda line: console.print(line))
+        removed = prune(client, [tag for tag, _ in stale], progress=lambda line: console.print(line))
         console.print(f"removed {removed} of {count}", markup=False)
