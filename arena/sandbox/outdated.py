@@ -20,10 +20,10 @@ def outdated(client: docker.DockerClient, current: str, stored: set[str]) -> lis
     databases' bots), those a container uses (a running arena's, or a stopped one's),
     and the bases and runtimes under any kept image. Never the root file system."""
     used = {c.attrs.get("Image", "") for c in client.containers.list(all=True)}
-    images = client.images.list(filters={"label": LABEL})
+    listed = client.images.list(filters={"label": LABEL})
     kept_bases = {current}
     stale: list[tuple[str, str]] = []
-    for image in images:
+    for image in listed:
         labels = image.labels or {}
         tags = [t for t in image.tags if t.startswith(BOT_REPOSITORY)]
         if labels.get(LABEL) != "bot" or not tags:
@@ -34,7 +34,7 @@ def outdated(client: docker.DockerClient, current: str, stored: set[str]) -> lis
             stale += [(t, f"a bot built on {labels.get(f'{LABEL}.base', 'another base')}") for t in tags]
     under: set[str] = set()
     root = images._root_image(client)
-    for image in images:
+    for image in listed:
         tags = [t for t in image.tags if t.startswith(f"{BASE_REPOSITORY}:")]
         if (image.labels or {}).get(LABEL) == "base" and tags:
             if image.id in used or set(tags) & kept_bases:
@@ -45,7 +45,7 @@ def outdated(client: docker.DockerClient, current: str, stored: set[str]) -> lis
     if root is not None:
         with contextlib.suppress(docker.errors.APIError):
             under |= {layer["Id"] for layer in root.history()}
-    for image in images:
+    for image in listed:
         tags = [t for t in image.tags if t.startswith(f"{ROOTFS_REPOSITORY}:")]
         if (image.labels or {}).get(LABEL) == "runtimes" and tags and image.id not in under | used:
             packages = (image.labels or {}).get(f"{LABEL}.packages", "")
