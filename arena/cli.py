@@ -36,7 +36,7 @@ from .cli_common import (
 from .cli_gauntlet import gauntlet_cmd
 from .cli_ladder import ladder_app
 from .cli_results import games_cmd, leaderboard_cmd
-from .cli_sandbox import check_games, open_sandbox, prepare
+from .cli_sandbox import check_games, image_prune, open_sandbox, prepare
 from .cli_tournaments import tournament_app
 from .cli_upkeep import backup_cmd, check_cmd
 from .cli_web import serve
@@ -307,6 +307,7 @@ app.add_typer(author_app, name="author")
 app.add_typer(ladder_app, name="ladder")
 app.command("backup")(backup_cmd)
 app.command("check")(check_cmd)
+image_app.command("prune")(image_prune)
 
 
 @image_app.command("build")
@@ -324,10 +325,10 @@ def image_build(
     ] = None,
 ) -> None:
     """Make the base image: its root file system from Debian's packages (debootstrap, then
-    docker import; minutes, once), the extra runtimes asked for with --with in a layer of
-    their own (apt-get with the host's network; seconds to a minute), and the Python bot
-    SDK on top (seconds, again whenever the SDK changes). Outdated bases and the bot
-    images built on them are removed."""
+    docker import; minutes, once), each extra runtime asked for with --with in a layer of
+    its own, kept and reused when a set is switched to again (apt-get with the host's
+    network; about 20-60 s a runtime), and the Python bot SDK on top (seconds, again
+    whenever the SDK changes). It removes no image: `arena image prune` does, when asked."""
     from .sandbox import images
 
     with user_errors():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -56,8 +57,8 @@ def ladder_run(
     deals_per_table: Annotated[
         int,
         typer.Option(
-            help="Deals a table plays, each in every seat rotation (when it is created); 0: as many as fill about"
-            " 10 s, at the pace of the ladder's games.",
+            help="Deals a table plays, each in every seat rotation (when it is created); 0: deal groups until its"
+            " --table-seconds are spent, at its own pace.",
             min=0,
         ),
     ] = 0,
@@ -78,6 +79,40 @@ def ladder_run(
         ),
     ] = "auto",
     move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
+    table_seconds: Annotated[
+        float,
+        typer.Option(
+            help="A table's time (when it is created): it stops at the end of the deal group that spends it.",
+            min=0.0,
+        ),
+    ] = 10.0,
+    rest_floor: Annotated[
+        float,
+        typer.Option(
+            help="The least share of the time settled pairs play (1: never rest; pairs known within 100 Elo play"
+            " less, down to this).",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = 0.1,
+    games: Annotated[
+        int | None,
+        typer.Option(
+            "--games", help="Stop once this run has played this many games (at the end of a deal group).", min=1
+        ),
+    ] = None,
+    keep_replays: Annotated[
+        int,
+        typer.Option(
+            help="Keep the replays of the ladder's newest N games, prune older ones (results and ratings stay);"
+            " 0 keeps every replay.",
+            min=0,
+        ),
+    ] = 0,
+    progress_every: Annotated[
+        float,
+        typer.Option(help="Seconds between progress lines (games a minute, tables, ratings that moved).", min=0.1),
+    ] = 60.0,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
@@ -91,7 +126,7 @@ def ladder_run(
     from .cli_sandbox import open_sandbox
     from .ladder import Ladder, LadderSpec
     from .pipeline import run_pipeline
-    from .store import StoreError
+    from .store import PAUSED, StoreError
     from .tournament import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
 
     sigterm_as_ctrl_c()
@@ -101,7 +136,7 @@ def ladder_run(
         held.callback(store.close)
         tournament = store.get_tournament(name)
         if tournament is None:
-            spec = LadderSpec(table_size, deals_per_table, reveal_every=reveal_every)
+            spec = LadderSpec(table_size, deals_per_table, table_seconds, reveal_every=reveal_every)
             tournament = create(store, name, game or "nimmt", variant, set_, spec, seed, move_time)
         elif "ladder" not in tournament.config:
             fail(f"{name!r} is a tournament, not a ladder: choose another --name")
@@ -127,22 +162,35 @@ def ladder_run(
                 on_cluster.send_bots([bot])
 
         store.set_workers(tournament.id, player.nodes)  # for the ladder's web page
-        store.set_status(tournament.id, "running")
+        paused = tournament.status == PAUSED
+        if not paused:
+            store.set_status(tournament.id, "running")
         work = db.with_name(f"{db.stem}-submissions")
         work.mkdir(mode=0o700, exist_ok=True)
 
         class Games(Progress):
             def game_stored(self, result: GameResult, bots: list[StoredBot]) -> None:
                 ladder.games += 1
-                say(game_line(ladder.games, result, bots))
 
-        ladder = Ladder(store, tournament, player, ready, Games(), say)
+        ladder = Ladder(
+            store,
+            tournament,
+            player,
+            ready,
+            Games(),
+            say,
+            status_s=progress_every,
+            rest_floor=rest_floor,
+            budget=games,
+            keep_replays=keep_replays,
+        )
         held.callback(ladder.close)
 
         async def main() -> None:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(partial(run_pipeline, store, sandbox, work, progress=say))
-                nursery.start_soon(ladder.run)
+                await ladder.run()
+                nursery.cancel_scope.cancel()  # the budget is played: the pipeline stops too
 
         again = f"arena ladder run --name {name} --db {db}"
         console.print(
@@ -152,13 +200,69 @@ def ladder_run(
             soft_wrap=True,
         )
         console.print("deals: " + deals_of(tournament)[1], markup=False, soft_wrap=True)
+        if paused:
+            console.print(f"ladder {name} is paused: `arena ladder resume --name {name}` goes on", markup=False)
         try:
             trio.run(until_interrupted, main)
         except BaseException:
-            with contextlib.suppress(StoreError):
-                store.set_status(tournament.id, "interrupted")
+            stopped(store, tournament)
             err_console.print(f"[yellow]every finished game is stored; go on with:[/] {again}", soft_wrap=True)
             raise
+        stopped(store, tournament)
+        console.print(f"played {ladder.played} games (--games {games}); go on with: {again}", markup=False)
+
+
+def stopped(store: Store, tournament: Tournament) -> None:
+    """The ladder's status once its run ends: interrupted (resumable), or still paused."""
+    from .store import PAUSED, StoreError
+
+    with contextlib.suppress(StoreError):
+        now = store.get_tournament(tournament.name)
+        if now is None or now.status != PAUSED:
+            store.set_status(tournament.id, "interrupted")
+
+
+def pause_or_resume(db: Path, name: str, paused: bool) -> None:
+    with user_errors():
+        store = open_store(db)
+        try:
+            tournament = store.get_tournament(name)
+            if tournament is None or "ladder" not in tournament.config:
+                fail(f"no ladder {name!r} in {db} (`arena ladder run` makes it)")
+            store.set_paused(tournament.id, paused)
+            running = store.lease_holders().get(tournament.id)
+        finally:
+            store.close()
+    if paused:
+        where = f"its run ({running}) starts no new table" if running else "its next run starts paused"
+        console.print(
+            f"ladder {name} paused: {where}; the tables in play end with their deal group"
+            f" (`arena ladder resume --name {name}` goes on)",
+            markup=False,
+            soft_wrap=True,
+        )
+    else:
+        where = "its run plays again" if running else f"no run plays it: `arena ladder run --name {name}`"
+        console.print(f"ladder {name} resumed: {where}", markup=False, soft_wrap=True)
+
+
+@ladder_app.command("pause")
+def ladder_pause(
+    db: DbOption = DEFAULT_DB,
+    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+) -> None:
+    """Pause the ladder from any terminal: its run starts no new table (the pipeline still
+    builds and checks) until `arena ladder resume`; a run started meanwhile starts paused."""
+    pause_or_resume(db, name, True)
+
+
+@ladder_app.command("resume")
+def ladder_resume(
+    db: DbOption = DEFAULT_DB,
+    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+) -> None:
+    """Resume a paused ladder: its run plays again within a second."""
+    pause_or_resume(db, name, False)
 
 
 def create(
@@ -195,7 +299,9 @@ def create(
         secret,
         None if secret is None else ladder_commitment(secret),
     )
-    deals = f"{spec.deals_per_table} deals" if spec.deals_per_table else "deals to fill about 10 s"
+    deals = (
+        f"{spec.deals_per_table} deals" if spec.deals_per_table else f"deal groups for about {spec.table_seconds:g} s"
+    )
     console.print(
         f"ladder {name} created: {game}, tables of {spec.table_size}, {deals} a table, seed {seed}",
         markup=False,
@@ -207,12 +313,6 @@ def say(line: str) -> None:
     """A line of the pipeline or the ladder: it may quote a submission (its manifest, its
     build's output), so through ``shown``."""
     err_console.print(shown(line), markup=False, soft_wrap=True, highlight=False)
-
-
-def game_line(count: int, result: GameResult, bots: list[StoredBot]) -> str:
-    """One line per stored game: the ladder's progress, a log as much as a display."""
-    ranked = sorted(zip(result.ranks, (b.ref for b in bots), strict=True))
-    return f"game {count}: " + ", ".join(f"{rank}. {ref}" for rank, ref in ranked)
 
 
 @ladder_app.command("show")

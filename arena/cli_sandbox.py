@@ -7,11 +7,14 @@ top; the sandboxes (and with them trio and Docker's SDK) load when a command ope
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
+import typer
 from rich.markup import escape
 
-from .cli_common import err_console, fail, in_users_words
+from .cli_common import DEFAULT_DB, console, err_console, fail, in_users_words, open_store, user_errors
 
 if TYPE_CHECKING:
     from .bots import Bot
@@ -48,3 +51,46 @@ def prepare(sandbox: Sandbox, bots: list[Bot]) -> None:
     """Build what is missing (bot images, sealed copies) before any clock runs."""
     for bot in bots:
         sandbox.prepare(bot, progress=lambda line: err_console.print(f"[dim]{line}[/]"))
+
+
+def image_prune(
+    dbs: Annotated[
+        list[Path],
+        typer.Option("--db", help="A database whose stored bots' images are kept (repeatable; default arena.db)."),
+    ] = [],  # noqa: B006
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (needed when not at a terminal).")] = False,
+) -> None:
+    """List the arena's images that are no longer current (bases of another SDK or other
+    runtimes, runtime layers no base uses, bots built on an old base) and remove them once
+    asked. Kept: the current base and its layers, the images of the bots stored in the
+    databases, and every image a container uses (a running arena's)."""
+    from .sandbox import images
+    from .sandbox.outdated import outdated, prune
+
+    with user_errors():
+        stored: set[str] = set()
+        for db in dbs or ([DEFAULT_DB] if DEFAULT_DB.exists() else []):
+            store = open_store(db, read_only=True)
+            try:
+                stored |= {bot.hash for bot in store.list_bots()}
+            finally:
+                store.close()
+        client = images.connect()
+        try:
+            current = images.base_tag(client)
+        except images.ImageError:
+            current = ""
+        stale = outdated(client, current, stored)
+        if not stale:
+            console.print("no outdated arena image: nothing to remove", markup=False)
+            return
+        for tag, why in stale:
+            console.print(f"outdated: {tag} ({why})", markup=False, soft_wrap=True)
+        count = f"{len(stale)} image{'s' if len(stale) != 1 else ''}"
+        if not yes:
+            if not sys.stdin.isatty():
+                fail(f"removing {count} needs a yes: not at a terminal, add --yes")
+            if not typer.confirm(f"Remove these {count}?", default=False):
+                fail("nothing removed")
+        removed = prune(client, [tag for tag, _ in stale], progress=lambda line: console.print(line))
+        console.print(f"removed {removed} of {count}", markup=False)

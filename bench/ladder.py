@@ -1,5 +1,6 @@
-"""Benchmark: the ladder's throughput beside a plain tournament of the same bots, and how
-soon a new bot plays on an idle ladder.
+"""Benchmark: the ladder's throughput beside a plain tournament of the same bots, how
+soon a new bot plays (on an idle ladder, and on one busy with a slow bot), and how much
+the database grows per 1,000 games.
 
     .venv/bin/python bench/ladder.py [--seconds 60] [--sandbox local] [--deals-per-table 0]
 
@@ -10,7 +11,13 @@ active, each timed the same way: a bare reader counts stored games every 0.2 s, 
 table's tail is left out). (2) An idle ladder (one bot active, nothing to play): the
 seconds from a second bot's activation to its first stored game. (3) The same from an
 upload: ``arena serve --submissions`` takes the folder (POST /api/submissions), the
-ladder's pipeline builds and checks it, then the ladder seats it.
+ladder's pipeline builds and checks it, then the ladder seats it. (4) A busy ladder:
+sample_bots/montecarlo (0.1 s a move) with heuristic and random, tables of 3, both slots
+playing for 20 s; then a fourth bot is activated: the seconds to its first stored game.
+(5) Database growth: the file (its log checkpointed) before and after ``--games 1000``
+of the four fast bots, with every replay kept, and with ``--keep-replays 200`` over a
+second 1,000 games (what the first run's pruning freed is reused where SQLite can).
+The ladder's throughput is measured with ``--rest-floor 1`` (it never rests).
 """
 
 from __future__ import annotations
@@ -126,7 +133,9 @@ def throughput(base: Path, seconds: float, sandbox: str, deals_per_table: int) -
     db = base / "ladder.db"
     for folder in folders:
         activate(db, folder)
-    run = ladder(db, sandbox, "--table-size", "4", "--seed", "3", "--deals-per-table", str(deals_per_table))
+    run = ladder(  # never resting: the same work as the tournament's
+        db, sandbox, "--table-size", "4", "--seed", "3", "--deals-per-table", str(deals_per_table), "--rest-floor", "1"
+    )
     ladder_rate = rate(db, run, seconds)
     stop(run)
     return tournament_rate, ladder_rate
@@ -191,6 +200,57 @@ def upload_to_first_game(base: Path, sandbox: str) -> float:
     return took
 
 
+def busy_to_first_game(base: Path, sandbox: str) -> float:
+    db = base / "busy.db"
+    for name, source in (("mc", "sample_bots/montecarlo"), ("heur", BOTS["heuristic"]), ("rand", BOTS["random"])):
+        activate(db, copy(base, source, name))
+    run = ladder(db, sandbox, "--table-size", "3")
+    while count(db) < 1:
+        assert run.poll() is None
+        time.sleep(0.2)
+    time.sleep(20)  # both slots deep in tables with montecarlo
+    began = time.monotonic()
+    joined = activate(db, copy(base, BOTS["lowest"], "late"))
+    while count(db, joined) == 0:
+        assert run.poll() is None
+        time.sleep(0.05)
+    took = time.monotonic() - began
+    stop(run)
+    return took
+
+
+def size(db: Path) -> int:
+    """The database's bytes once its log is checkpointed into it."""
+    with sqlite3.connect(db) as con:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return db.stat().st_size + sum(p.stat().st_size for p in db.parent.glob(db.name + "-*") if p.is_file())
+
+
+def grown(db: Path, sandbox: str, *extra: str) -> tuple[int, int]:
+    """Bytes the file grew by, and games stored, over one run of ``--games 1000``."""
+    before, games = (size(db), count(db)) if db.exists() else (0, 0)
+    run = subprocess.run(
+        [ARENA, "ladder", "run", "--db", str(db), "--sandbox", sandbox, "--table-size", "4", "--games", "1000", *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
+    assert run.returncode == 0
+    return size(db) - before, count(db) - games
+
+
+def growth(base: Path, sandbox: str) -> tuple[float, float, float]:
+    """KB per 1,000 games: every replay kept; the same database's first run; its second
+    run with --keep-replays 200 (steady state)."""
+    results = []
+    for label, runs in (("all", [()]), ("pruned", [("--keep-replays", "200")] * 2)):
+        db = base / f"growth-{label}.db"
+        for folder in [copy(base, source, f"{label}-{name}") for name, source in BOTS.items()]:
+            activate(db, folder)
+        results += [grown(db, sandbox, *extra) for extra in runs]
+    return tuple(bytes_ / games / 1000 * 1000 for bytes_, games in results)  # type: ignore[return-value]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -204,6 +264,12 @@ def main() -> None:
         print(f"tournament: {plain:.2f} games/s; ladder: {on_ladder:.2f} games/s ({on_ladder / plain:.2f}x)")
         print(f"idle ladder, activation to first game: {idle_to_first_game(base, args.sandbox):.2f} s")
         print(f"idle ladder, upload to first game: {upload_to_first_game(base, args.sandbox):.2f} s")
+        print(f"busy ladder (montecarlo), activation to first game: {busy_to_first_game(base, args.sandbox):.2f} s")
+        kept, first, pruned = growth(base, args.sandbox)
+        print(
+            f"database growth per 1,000 games: {kept:.0f} KB every replay kept;"
+            f" --keep-replays 200: {first:.0f} KB the first 1,000, {pruned:.0f} KB the next 1,000"
+        )
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

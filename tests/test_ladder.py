@@ -28,9 +28,13 @@ from arena.ladder import (
     LadderSpec,
     Rated,
     choose_table,
-    deals_for,
+    duty,
     ladder_config,
+    movers,
+    next_deals,
+    progress_line,
     rated,
+    rest_after,
     spec_of,
     status_line,
     table_match,
@@ -143,13 +147,43 @@ def test_ratings_become_what_the_choice_weighs() -> None:
     assert math.isinf(found[5].width) and found[5].elo == 1500, "no games: new"
 
 
-def test_a_table_lasts_about_its_seconds_at_the_pace_measured() -> None:
+def test_a_table_is_bounded_by_its_time_not_by_earlier_tables() -> None:
     auto = LadderSpec(4)
-    assert deals_for(auto, 4, None) == 1, "nothing timed yet: one deal, soon over"
-    assert deals_for(auto, 4, 0.25) == 10, "10 s at 4 games of 0.25 s a deal"
-    assert deals_for(auto, 2, 0.001) == auto.max_deals
-    assert deals_for(auto, 4, 30.0) == 1, "slow bots: still a whole deal group"
-    assert deals_for(LadderSpec(4, 3), 4, 0.001) == 3, "fixed when the ladder says so"
+    assert next_deals(auto, 0.0, 0, 0, None) == 1, "first one deal group: its pace"
+    assert next_deals(auto, 0.0, 0, 0, 1.0, 0.5) == 18, "bots of known pace: what fills the time at once"
+    assert next_deals(auto, 0.0, 0, 0, 1.0, 0.01) == 64 and next_deals(auto, 0.0, 0, 0, 0.0, 30.0) == 1
+    assert next_deals(auto, 1.0, 1, 1, None) == 8, "then at most 8 times what it played"
+    assert next_deals(auto, 2.0, 9, 2, 0.8) == 55, "fast groups once the start is counted: up to max_deals"
+    assert next_deals(auto, 2.0, 9, 2, None) == 36, "without a start known, a slower guess"
+    assert next_deals(auto, 6.0, 8, 2, 1.0) == 6, "what fits in the 4 s left, a start counted"
+    assert next_deals(auto, 9.7, 10, 3, 0.0) == 0, "less than half a group left: it ends"
+    assert next_deals(auto, 200.0, 1, 1, 1.0) == 0, "a slow bot's table stops after its first group"
+    assert next_deals(auto, 5.0, 1, 1, 5.0) == 0, "a start as long as the time left: no run"
+    assert next_deals(LadderSpec(4, 3), 0.0, 0, 0, None) == 3, "fixed when the ladder says so, at once"
+    assert next_deals(LadderSpec(4, 3), 0.1, 3, 1, None) == 0
+
+
+def test_settled_pairs_rest_down_to_the_floor() -> None:
+    assert duty([new(1), settled(2, width=20)], 0.1) == 1.0, "a new bot: no rest"
+    assert duty([settled(1, width=200), settled(2, width=20)], 0.1) == 1.0, "an uncertain pair: no rest"
+    assert duty([settled(1, width=50), settled(2, width=50)], 0.1) == pytest.approx(0.5)
+    assert duty([settled(1, width=5), settled(2, width=5)], 0.1) == 0.1, "the organiser's floor"
+    assert duty([settled(1, width=5), settled(2, width=5)], 1.0) == 1.0, "floor 1: never rests"
+    assert duty([settled(1, width=5), settled(2, width=5), new(3)], 0.1) == 1.0, "its least settled pair counts"
+    assert rest_after(10.0, 1.0) == 0.0 and rest_after(10.0, 0.5) == pytest.approx(10.0)
+    assert rest_after(10.0, 0.1) == pytest.approx(90.0), "a tenth of the time"
+
+
+def test_progress_is_a_line_a_minute_with_who_moved() -> None:
+    moved = movers(
+        {"a:1": 1500.0, "b:1": 1480.0, "c:1": 1400.0}, {"a:1": 1510.0, "b:1": 1440.0, "c:1": 1400.2, "d:1": 1300.0}
+    )
+    assert [m[0] for m in moved] == ["d:1", "b:1", "a:1"], "new first, then the largest change; still ones left out"
+    line = progress_line(1200, 96.4, 2, 5, 1, moved)
+    assert line == (
+        "ladder: 1200 games, 96/min · 5 bots active · 1 submission waiting · 2 tables in play"
+        " · moved: d:1 1300 (new), b:1 1440 (-40), a:1 1510 (+10)"
+    )
 
 
 def test_the_ladder_config_is_a_tournaments_with_its_own_part() -> None:
@@ -259,7 +293,7 @@ def test_the_ladder_plays_duplicate_groups_and_stores_them_as_a_tournament(
 ) -> None:
     db = base / "arena.db"
     bots = [activate(db, sample(base, name)) for name in ("ann", "bea", "cyd")]
-    ladder = start(db, "--sandbox", "local", "--table-size", "3", "--deals-per-table", "2")
+    ladder = start(db, "--sandbox", "local", "--table-size", "3", "--deals-per-table", "2", "--progress-every", "1")
     ladders.append(ladder)
     wait_for("three whole tables", lambda: len(whole_matches(db, 6)) >= 3, ladder)
     assert stop(ladder) == 130
@@ -484,3 +518,169 @@ def test_the_ladder_plays_on_the_cluster(
         nodes = {node for (node,) in con.execute("SELECT node FROM games")}
     assert nodes == {"w1"}, "every game played by the worker"
     assert "cluster tcp://" in said(ladder)
+
+
+# --- a ladder bounded by time, resting, paused and on a budget ------------------------
+
+
+def sleepy(root: Path, name: str, seconds: float = 0.2) -> Path:
+    """A random bot that sleeps ``seconds`` before each answer: a game lasts at least
+    about 30 of them, however fast the machine (a slow bot, as montecarlo is)."""
+    folder = sample(root, name)
+    code = (folder / "bot.py").read_text()
+    code = code.replace(
+        "    def decide(self, kind, view, legal):\n",
+        f"    def decide(self, kind, view, legal):\n        __import__('time').sleep({seconds})\n",
+    )
+    assert "sleep" in code
+    (folder / "bot.py").write_text(code)
+    return folder
+
+
+def matches(db: Path) -> dict[int, list[tuple[int, int, str]]]:
+    """Each stored match's games: (game, deal, seated bot ids)."""
+    found: dict[int, list[tuple[int, int, str]]] = {}
+    for _, match_no, game_no, deal, _, seats in games(db):
+        found.setdefault(match_no, []).append((game_no, deal, seats))
+    return found
+
+
+def test_a_slow_bots_table_stops_after_its_first_deal_group(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    """Fast tables set a fast pace; a table with the slow bot used to take as many deals
+    from it (16 here, minutes). Now each table measures its own first deal group and stops
+    once its time is spent: the slow bot's tables are one deal group each."""
+    db = base / "arena.db"
+    for name in ("ann", "bea"):
+        activate(db, sample(base, name))
+    slow = activate(db, sleepy(base, "slow"))
+    ladder = start(db, "--sandbox", "local", "--table-size", "2", "--table-seconds", "4")
+    ladders.append(ladder)
+
+    def slow_tables() -> list[int]:
+        found = matches(db)
+        return [m for m in seated(db, slow) if m + 2 in found or m < max(found) - 2]
+
+    wait_for("two of the slow bot's tables ended", lambda: len(slow_tables()) >= 2, ladder, seconds=300)
+    assert stop(ladder) == 130
+    found = matches(db)
+    for m in slow_tables():
+        assert sorted(g for g, _, _ in found[m]) == [0, 1], f"match {m}: one deal group, then its time was spent"
+        assert {d for _, d, _ in found[m]} == {0}
+    assert "Traceback" not in said(ladder)
+
+
+def test_a_newcomer_plays_at_once_while_every_slot_holds_a_slow_table(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    """Both slots play 64 deals of two slow bots (over 12 minutes each, on any machine);
+    a bot activated meanwhile gets a table of its own beside them at once."""
+    db = base / "arena.db"
+    for name in ("slow-a", "slow-b"):
+        activate(db, sleepy(base, name))
+    ladder = start(db, "--sandbox", "local", "--table-size", "2", "--deals-per-table", "64")
+    ladders.append(ladder)
+    wait_for("the slow tables play", lambda: len(games(db)) >= 1, ladder, seconds=120)
+    newcomer = activate(db, sample(base, "newbie"))
+    wait_for("the newcomer played", lambda: seated(db, newcomer), ladder, seconds=120)
+    busy = [m for m, played in matches(db).items() if m not in seated(db, newcomer)]
+    assert len(busy) == 2 and all(len(matches(db)[m]) < 128 for m in busy), "beside the slow tables, not after"
+    assert stop(ladder) == 130
+
+
+def test_pause_and_resume_from_another_terminal(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    db = base / "arena.db"
+    missing = subprocess.run([ARENA, "ladder", "pause", "--db", str(db)], capture_output=True, text=True, timeout=60)
+    for name in ("ann", "bea"):
+        activate(db, sample(base, name))
+    one_clean_line(
+        subprocess.run([ARENA, "ladder", "pause", "--db", str(db)], capture_output=True, text=True, timeout=60),
+        "no ladder 'ladder'",
+    )
+    assert missing.returncode != 0
+    ladder = start(db, "--sandbox", "local", "--table-size", "2", "--table-seconds", "1", "--progress-every", "1")
+    ladders.append(ladder)
+    wait_for("games", lambda: len(games(db)) >= 2, ladder)
+    wait_for("a progress line while it plays", lambda: "/min · " in said(ladder), ladder)
+
+    def arena(*args: str) -> str:
+        done = subprocess.run([ARENA, "ladder", *args, "--db", str(db)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+        return done.stdout
+
+    assert f"its run (pid {ladder.pid}" in arena("pause")
+    wait_for("the run saw it", lambda: "ladder paused" in said(ladder), ladder)
+
+    def still(seconds: float) -> bool:
+        before = games(db)
+        time.sleep(seconds)
+        return games(db) == before
+
+    wait_for("the tables in play ended", lambda: still(3), ladder)
+    assert still(4), "nothing new while paused"
+    assert "its run plays again" in arena("resume")
+    paused_at = len(games(db))
+    wait_for("games again", lambda: len(games(db)) > paused_at, ladder)
+    arena("pause")
+    wait_for("the run saw it", lambda: said(ladder).count("ladder paused") == 2, ladder)
+    assert stop(ladder) == 130
+    with Store(db, read_only=True) as store:
+        assert store.get_tournament("ladder").status == "paused", "stopped paused, it stays paused"  # type: ignore[union-attr]
+    with serving(db) as site:
+        health = json.loads(urllib.request.urlopen(f"{site}/api/ladder", timeout=10).read())["health"]
+    assert health["state"] == "paused" and "arena ladder resume" in health["text"], health
+    again = start(db, "--sandbox", "local")
+    ladders.append(again)
+    wait_for("it starts paused", lambda: "is paused" in said(again) and "ladder paused" in said(again), again)
+    before = len(games(db))
+    assert still(4) and len(games(db)) == before
+    assert "its run plays again" in arena("resume")
+    wait_for("games after resume", lambda: len(games(db)) > before, again)
+    assert stop(again) == 130
+
+
+def test_a_game_budget_ends_the_run_and_old_replays_are_pruned_results_kept(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    db = base / "arena.db"
+    for name in ("ann", "bea"):
+        activate(db, sample(base, name))
+    args = ("--table-size", "2", "--games", "10", "--keep-replays", "3", "--progress-every", "0.5")
+    ladder = start(db, "--sandbox", "local", *args)
+    ladders.append(ladder)
+    assert ladder.wait(timeout=300) == 0, said(ladder)
+    output = said(ladder)
+    stored = games(db)
+    assert 10 <= len(stored) <= 11, "the budget, give or take the deal group in play"
+    assert f"played {len(stored)} games (--games 10)" in output and "Traceback" not in output
+    assert "/min · " in output and "game 1:" not in output, "progress lines, not a line a game"
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        kept = [i for i, size in con.execute("SELECT id, length(replay) FROM games ORDER BY id") if size]
+    ids = [g[0] for g in stored]
+    assert kept == ids[-3:], "the newest 3 replays kept"
+    old = subprocess.run([ARENA, "replay", str(ids[0]), "--db", str(db)], capture_output=True, text=True, timeout=60)
+    one_clean_line(old, f"game {ids[0]}'s replay was pruned", "its result and ratings are stored")
+    new = subprocess.run([ARENA, "replay", str(ids[-1]), "--db", str(db)], capture_output=True, text=True, timeout=60)
+    assert new.returncode == 0, new.stderr
+    board = subprocess.run(
+        [ARENA, "leaderboard", "--db", str(db), "--tournament", "ladder", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (rows,) = json.loads(board.stdout).values()
+    assert sorted(r["games"] for r in rows) == [len(stored)] * 2, "every result rated, pruned or not"
+    with serving(db) as site:
+        try:
+            urllib.request.urlopen(f"{site}/api/games/{ids[0]}/replay", timeout=10)
+            raise AssertionError("a pruned replay served")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 410 and "was pruned" in exc.read().decode()
+        assert urllib.request.urlopen(f"{site}/api/games/{ids[-1]}/replay", timeout=10).status == 200

@@ -13,11 +13,19 @@ with the network off, committed under a tag that holds a hash of the folder and 
 base, so a new SDK means new bot images.
 
 Runtimes beyond those (Ruby, Go, Lua...) are the organiser's to add from Debian's
-packages: ``arena image build --with ruby`` puts them in a layer of their own over the
-root file system (``sixarena-rootfs:<version>-with-<hash>``, installed by apt in a
-container that has the host's network, the only kind that does), which the SDK layer
-then sits on: the packages are part of the base's identity, so every bot image is made
+packages: ``arena image build --with ruby`` puts each in a layer of its own over the
+root file system (``sixarena-rootfs:<version>-rt-<package>-<hash>``, installed by apt in
+a container that has the host's network, the only kind that does), stacked on the
+longest stack already built that the set asks for, so adding a runtime costs that
+runtime, and switching back to a set built before costs nothing. The SDK layer sits on
+the stack: the packages are part of the base's identity, so every bot image is made
 again on a base with other runtimes. The root file system itself stays as it is.
+
+Nothing is removed unless asked: ``arena image prune`` (``sandbox.outdated``) lists the arena's
+images no longer current, keeping those a stored bot or a container uses.
+
+``ARENA_IMAGE_PREFIX`` (default ``sixarena``) names the repositories, so two arenas
+(or a test) can keep their images apart on one engine.
 """
 
 from __future__ import annotations
@@ -49,12 +57,18 @@ from ..folder import Entry, each_file, scan
 
 ROOTFS_VERSION = 1
 """Bump when ``PACKAGES`` or the way the root file system is made changes."""
-ROOTFS_REPOSITORY = "sixarena-rootfs"
+PREFIX = os.environ.get("ARENA_IMAGE_PREFIX", "") or "sixarena"
+"""What the arena's repositories are named after (``ARENA_IMAGE_PREFIX``)."""
+if re.fullmatch(r"[a-z0-9]+(?:[._-][a-z0-9]+)*", PREFIX) is None or len(PREFIX) > 60:
+    PREFIX = "sixarena"
+ROOTFS_REPOSITORY = f"{PREFIX}-rootfs"
 ROOTFS_IMAGE = f"{ROOTFS_REPOSITORY}:{ROOTFS_VERSION}"
-LEGACY_BASES = {1: "sixarena-base:1"}
+LEGACY_BASES = {1: f"{PREFIX}-base:1"}
 """Bases built before the SDK had its own layer: the same packages, so reusable as the
 root file system of that version (their old SDK copy is removed first)."""
-BASE_REPOSITORY = "sixarena-base"
+BASE_REPOSITORY = f"{PREFIX}-base"
+BOT_REPOSITORY = f"{PREFIX}-bot-"
+"""Bot images are ``<prefix>-bot-NAME:VERSION-HASH``."""
 SDK_LAYOUT = 1
 """Bump when the way the SDK layer is made changes (it is part of the base's hash)."""
 SITE_PACKAGES = "/usr/local/lib/python3.11/dist-packages"
@@ -356,10 +370,10 @@ def ensure_base(client: docker.DockerClient, progress: Progress = print) -> str:
 def build_base(
     client: docker.DockerClient, force: bool = False, progress: Progress = print, packages: list[str] | None = None
 ) -> str:
-    """What `arena image build` does: the root file system if missing, the layer of extra
-    runtimes (``packages``; None keeps those of the current base, [] drops them), the SDK
-    layer if missing (``force`` rebuilds all three), then away with bases and bot images
-    now outdated."""
+    """What `arena image build` does: the root file system if missing, a layer per extra
+    runtime (``packages``; None keeps those of the current base, [] drops them), the SDK
+    layer if missing (``force`` rebuilds all of them). It removes nothing: the images it
+    made outdated are counted, for `arena image prune`."""
     with _lock():
         build_rootfs(client, force, progress)
         if packages is None:
@@ -368,7 +382,14 @@ def build_base(
                 progress(f"keeping the extra packages {', '.join(packages)} (--with changes them)")
         _set_extras(client, packages, force, progress)
         tag = _build_sdk_layer(client, force, progress)
-    prune(client, tag, progress)
+    from .outdated import outdated
+
+    stale = len(outdated(client, tag, set()))
+    if stale:
+        progress(
+            f"{stale} arena image{'s are' if stale != 1 else ' is'} no longer current (other bases, bots built on"
+            " them): `arena image prune` lists them and removes them when asked"
+        )
     return tag
 
 
@@ -404,27 +425,56 @@ def image_packages(client: docker.DockerClient) -> list[str]:
     return [name for name in listed.split(",") if name]
 
 
-def extras_tag(rootfs_id: str, packages: list[str]) -> str:
-    """The tag of the layer holding ``packages`` over the root file system ``rootfs_id``."""
-    digest = hashlib.sha256("\0".join([f"extras {ROOTFS_VERSION}", rootfs_id, *packages]).encode()).hexdigest()
-    return f"{ROOTFS_REPOSITORY}:{ROOTFS_VERSION}-with-{digest[:12]}"
+def runtime_tag(parent_id: str, package: str) -> str:
+    """The tag of the layer adding ``package`` over the image ``parent_id`` (the root
+    file system, or a stack of runtimes on it)."""
+    digest = hashlib.sha256("\0".join([f"runtime {ROOTFS_VERSION}", parent_id, package]).encode()).hexdigest()
+    shown = re.sub(r"[^A-Za-z0-9_.-]", "_", package)[:40]
+    return f"{ROOTFS_REPOSITORY}:{ROOTFS_VERSION}-rt-{shown}-{digest[:12]}"
+
+
+def _runtime_stacks(client: docker.DockerClient, rootfs_id: str) -> list[tuple[list[str], Any]]:
+    """Every stack of runtimes built on the root file system ``rootfs_id``, with the
+    packages it holds (an older arena's one layer of several counts as a stack)."""
+    found = []
+    for image in client.images.list(filters={"label": f"{LABEL}=runtimes"}):
+        if not any(t.startswith(f"{ROOTFS_REPOSITORY}:") for t in image.tags):
+            continue
+        packages = [n for n in (image.labels or {}).get(f"{LABEL}.packages", "").split(",") if n]
+        with contextlib.suppress(docker.errors.APIError):
+            if packages and rootfs_id in [layer["Id"] for layer in image.history()]:
+                found.append((packages, image))
+    return found
 
 
 def _set_extras(client: docker.DockerClient, packages: list[str], force: bool, progress: Progress) -> None:
-    """Make the layer with ``packages`` the one the base is made on (built if missing,
-    again if ``force``), or, for none, the bare root file system."""
+    """Make the stack with ``packages`` the one the base is made on, or, for none, the
+    bare root file system. It starts from the largest stack built that holds only
+    packages asked for (none with ``force``) and adds a layer per package missing, each
+    reused when built before on the same layers."""
     pointer = f"{ROOTFS_REPOSITORY}:{CURRENT_TAG}"
     if not packages:
         if _image(client, pointer) is not None:
-            client.images.remove(pointer)  # the tag only: the layer goes when pruned
+            client.images.remove(pointer)  # the tag only: the layers stay for `arena image prune`
             progress("the base image has no extra packages now")
         return
-    tag = extras_tag(_rootfs_id_bare(client), packages)
-    if force or _image(client, tag) is None:
-        _build_extras(client, packages, tag, progress)
-    else:
-        progress(f"{tag} ({', '.join(packages)}) is already built (--force rebuilds it)")
-    client.images.get(tag).tag(ROOTFS_REPOSITORY, CURRENT_TAG)
+    rootfs_id = _rootfs_id_bare(client)
+    image, have = client.images.get(rootfs_id), list[str]()
+    if not force:
+        for held, stack in _runtime_stacks(client, rootfs_id):
+            if set(held) <= set(packages) and len(held) > len(have):
+                image, have = stack, sorted(held)
+    if have:
+        progress(f"reusing the layers of {', '.join(have)} (built before)")
+    for package in sorted(set(packages) - set(have)):
+        tag = runtime_tag(str(image.id), package)
+        have = sorted([*have, package])
+        if force or _image(client, tag) is None:
+            _build_extras(client, str(image.id), package, have, tag, progress)
+        else:
+            progress(f"{tag} ({package}) is already built (--force rebuilds it)")
+        image = client.images.get(tag)
+    image.tag(ROOTFS_REPOSITORY, CURRENT_TAG)
 
 
 def _rootfs_id_bare(client: docker.DockerClient) -> str:
@@ -434,46 +484,48 @@ def _rootfs_id_bare(client: docker.DockerClient) -> str:
     return str(image.id)
 
 
-def _build_extras(client: docker.DockerClient, packages: list[str], tag: str, progress: Progress) -> None:
-    """Install ``packages`` with apt over the root file system and commit the result as a
-    layer of its own. Bots' containers have no network, and the engine may have no
-    bridge, so this one container (Debian's apt, not a bot) shares the host's."""
+def _build_extras(
+    client: docker.DockerClient, parent: str, package: str, holds: list[str], tag: str, progress: Progress
+) -> None:
+    """Install ``package`` with apt over the image ``parent`` and commit the result as a
+    layer of its own, labelled with every package of its stack (``holds``). Bots'
+    containers have no network, and the engine may have no bridge, so this one container
+    (Debian's apt, not a bot) shares the host's."""
     mirror = debian_mirror()
     started = time.monotonic()
-    progress(f"adding {', '.join(packages)} from {mirror} as {tag} (apt-get, with the host's network)")
-    names = " ".join(shlex.quote(name) for name in packages)
+    progress(f"adding {package} from {mirror} as {tag} (apt-get, with the host's network)")
     script = (
         "set -e\n"
         f"echo {shlex.quote(f'deb {mirror} {SUITE} main')} >/etc/apt/sources.list\n"
         "apt-get update -q\n"
-        f"DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -- {names}\n"
+        f"DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -- {shlex.quote(package)}\n"
         "apt-get clean\n"
         "rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man /usr/share/info\n"
     )
     # No owner labels: a committed container passes its labels on to the image, and so
     # to every container made from it.
     container = client.containers.create(
-        ROOTFS_IMAGE, ["/bin/sh", "-c", script], network_mode="host", labels={LABEL: "build"}
+        parent, ["/bin/sh", "-c", script], network_mode="host", labels={LABEL: "build"}
     )
     try:
         container.start()
         try:
             status: dict[str, Any] = container.wait(timeout=EXTRAS_SECONDS)
         except Exception:  # the client's read timed out
-            raise ImageError(f"installing {', '.join(packages)} took longer than {EXTRAS_SECONDS} s: stopped") from None
+            raise ImageError(f"installing {package} took longer than {EXTRAS_SECONDS} s: stopped") from None
         if status.get("StatusCode", 1) != 0:
             log = container.logs().decode("utf-8", "replace").strip().splitlines()
             errors = [line for line in log if line.startswith(("E:", "Err:", "W:"))] or log[-5:]
             raise ImageError(
-                f"apt-get could not install {', '.join(packages)} from {mirror} (exit {status.get('StatusCode')}):"
-                f" {' / '.join(errors[-3:])}: check the names (apt-cache policy NAME) and the mirror"
+                f"apt-get could not install {package} from {mirror} (exit {status.get('StatusCode')}):"
+                f" {' / '.join(errors[-3:])}: check the name (apt-cache policy {package}) and the mirror"
                 " (ARENA_DEBIAN_MIRROR)"
             )
         container.commit(
             repository=ROOTFS_REPOSITORY,
             tag=tag.split(":", 1)[1],
             changes=[
-                f"LABEL {LABEL}=runtimes {LABEL}.packages={','.join(packages)} {LABEL}.rootfs={ROOTFS_VERSION}",
+                f"LABEL {LABEL}=runtimes {LABEL}.packages={','.join(holds)} {LABEL}.rootfs={ROOTFS_VERSION}",
                 *IMAGE_CHANGES,
             ],
         )
@@ -551,33 +603,6 @@ def _tree_tar(folder: Path, arcname: str) -> bytes:
     return buffer.getvalue()
 
 
-def prune(client: docker.DockerClient, current: str, progress: Progress = print) -> int:
-    """Remove the bases other than ``current`` and the bot images not built on it (those
-    in use by a container stay); returns how many tags went."""
-    removed = 0
-    stale: list[str] = []
-    root = _root_image(client)
-    for image in client.images.list(filters={"label": LABEL}):
-        labels = image.labels or {}
-        if labels.get(LABEL) == "base":
-            stale += [t for t in image.tags if t.startswith(f"{BASE_REPOSITORY}:") and t != current]
-        elif labels.get(LABEL) == "runtimes" and (root is None or image.id != root.id):
-            stale += [t for t in image.tags if t.startswith(f"{ROOTFS_REPOSITORY}:")]
-        elif labels.get(LABEL) == "bot" and labels.get(f"{LABEL}.base") != current:
-            stale += [t for t in image.tags if t.startswith("sixarena-bot-")]
-    for tag in stale:
-        try:
-            client.images.remove(tag)
-            removed += 1
-        except docker.errors.APIError:
-            pass  # in use by a container, or already gone
-    with contextlib.suppress(docker.errors.APIError):
-        client.images.prune(filters={"dangling": True, "label": LABEL})
-    if removed:
-        progress(f"removed {removed} outdated image{'s' if removed != 1 else ''} (old bases, bots built on them)")
-    return removed
-
-
 # --- bot images -------------------------------------------------------------------------
 
 
@@ -589,7 +614,7 @@ def bot_tag(bot: Bot, digest: str) -> str:
     version = re.sub(r"[^A-Za-z0-9_.-]", "-", bot.version)[:40]
     if not re.match(r"[A-Za-z0-9]", version):
         version = f"v{version}"
-    return f"sixarena-bot-{name or 'bot'}:{version}-{digest[:12]}"
+    return f"{BOT_REPOSITORY}{name or 'bot'}:{version}-{digest[:12]}"
 
 
 @contextlib.contextmanager

@@ -233,6 +233,8 @@ TOURNAMENT_COLUMNS = (
     " revealed_epochs, revealed_key"
 )
 FAULT_KINDS = ("timeout", "crash", "malformed", "illegal")
+PAUSED = "paused"
+"""A ladder's status while `arena ladder pause` holds it (its run plays no new table)."""
 
 
 LEASE_TIMEOUT = 90.0
@@ -392,6 +394,10 @@ class StoredBot(msgspec.Struct, frozen=True):
                 f" the database and moves with it) from a backup, or `arena bot add` the bot's folder again"
             )
         return load_bot(self.path)
+
+
+class ReplayPruned(StoreError):
+    """A stored game whose replay its ladder pruned (its result is kept)."""
 
 
 class Tournament(msgspec.Struct, frozen=True):
@@ -994,6 +1000,20 @@ class Store:
                 (status, finished, tournament_id, self.owner),
             )
 
+    def set_paused(self, tournament_id: int, paused: bool) -> None:
+        """Pause a ladder, or resume it, from any arena: its run reads the status as it
+        goes (no lease needed); resumed, it reads as running, or interrupted when no run
+        holds it."""
+        with self.transaction():
+            if paused:
+                self.db.execute("UPDATE tournaments SET status = ? WHERE id = ?", (PAUSED, tournament_id))
+            else:
+                self.db.execute(
+                    "UPDATE tournaments SET status = CASE WHEN lease_owner IS NULL THEN 'interrupted' ELSE 'running' END"
+                    " WHERE id = ? AND status = ?",
+                    (tournament_id, PAUSED),
+                )
+
     def set_workers(self, tournament_id: int, workers: list[tuple[str, int]]) -> None:
         """The cluster's workers that play the tournament and their thinking slots (none:
         one machine)."""
@@ -1174,7 +1194,29 @@ class Store:
         row = self.db.execute("SELECT replay FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise StoreError(f"no game {game_id} in {self.path} (`arena games` lists them)")
+        if not row[0]:
+            raise ReplayPruned(
+                f"game {game_id}'s replay was pruned (its ladder keeps only its newest games' replays:"
+                " `arena ladder run --keep-replays`); its result and ratings are stored"
+            )
         return zlib.decompress(row[0])
+
+    def prune_replays(self, tournament_id: int, keep: int) -> int:
+        """Empty the replays of the tournament's games older than its newest ``keep``
+        (their results, seats and faults stay, and so every rating); how many went. A
+        pruned replay reads as ``ReplayPruned``."""
+        with self.transaction():
+            newest = self.db.execute(
+                "SELECT id FROM games WHERE tournament_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
+                (tournament_id, max(0, keep)),
+            ).fetchone()
+            if newest is None:
+                return 0
+            done = self.db.execute(
+                "UPDATE games SET replay = X'' WHERE tournament_id = ? AND id <= ? AND length(replay) > 0",
+                (tournament_id, newest[0]),
+            )
+            return int(done.rowcount)
 
     def results(
         self,

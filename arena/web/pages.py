@@ -19,7 +19,7 @@ import msgspec
 from .. import catalog
 from .. import replay as replay_files
 from ..league import deals_of
-from ..store import GameFilter, Store, StoreError, Tournament, board_label, board_settings, board_variant
+from ..store import GameFilter, ReplayPruned, Store, StoreError, Tournament, board_label, board_settings, board_variant
 from .caveats import board_caveats
 from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
 from .games_query import GamesAsked, split_board, started_range
@@ -777,6 +777,8 @@ class Site:
                 raise embargo
             try:
                 return store.replay(game_id)
+            except ReplayPruned as exc:
+                raise WebError(410, str(exc)) from None
             except StoreError:
                 raise WebError(404, f"no game {game_id} (the games page lists them)") from None
             except zlib.error as exc:
@@ -855,6 +857,8 @@ def tournament_health(
     resume = None
     if t.status == "finished":
         state, text = "finished", "finished"
+    elif t.status == "paused":  # store.PAUSED: a ladder held by `arena ladder pause`
+        state, text = "paused", "paused · `arena ladder resume` goes on"
     elif held:
         game_s = statistics.median(walls_ms) / 1000 if walls_ms else None
         limit = max(STALL_MIN_S, STALL_GAMES * game_s) if game_s else STALL_MIN_S
