@@ -139,7 +139,8 @@ def test_a_bad_registration_is_one_line_naming_it(played: tuple[str, Path]) -> N
     import os
     import subprocess
 
-    from .games.goofspiel.helpers import ARENA, goofspiel_env
+    from .games.goofspiel.helpers import goofspiel_env
+    from .games.outside import ARENA
 
     _, path = played
     for value, needle in (

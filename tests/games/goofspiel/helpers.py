@@ -8,27 +8,24 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from ..outside import arena_with, registered_env
 from .record import ENV_VALUE
 
-ROOT = Path(__file__).resolve().parents[3]
 BOT = Path(__file__).resolve().parent / "bot"
-ARENA = str(Path(sys.executable).parent / "arena")
 STRATEGIES = ("match", "high", "low")
 """One bot folder per way of bidding (``bot.py``'s argument)."""
 
 
 def goofspiel_env() -> dict[str, str]:
-    """This process's environment, plus what registers Goofspiel in an ``arena`` child."""
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "ARENA_GAMES": ENV_VALUE, "PYTHONPATH": path}
+    """This process's environment, plus what registers the game in an ``arena`` child."""
+    return registered_env(ENV_VALUE)
 
 
 def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``arena ARGS`` with Goofspiel registered."""
-    return subprocess.run([ARENA, *args], capture_output=True, text=True, timeout=timeout, env=goofspiel_env())
+    """``arena ARGS`` with the game registered."""
+    return arena_with(ENV_VALUE, *args, timeout=timeout)
 
 
 def goofspiel_bots(base: Path) -> list[Path]:
