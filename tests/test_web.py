@@ -613,7 +613,10 @@ def test_serving_beside_a_running_tournament(work: Path) -> None:
     assert final["status"] == "finished" and final["games_done"] == final["games_planned"] == 9
     assert seen == sorted(seen), "the count never goes back"
     assert len(set(seen)) >= 3, f"the API saw the games arrive: {seen}"
-    assert slowest < 2.0, f"a request took {slowest:.2f} s"
+    # A reader held by the writer's lock would wait out its busy timeout and fail (the
+    # status check above); this only catches a page that crawls. Its margin holds on a
+    # machine whose cores are all busy (2.03 s was seen under a load of 10 on 2 cores).
+    assert slowest < 5.0, f"a request took {slowest:.2f} s"
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 9
