@@ -380,7 +380,7 @@ def test_a_new_version_is_seated_within_a_minute_and_the_retired_one_no_more(
     db = base / "arena.db"
     for name in ("ann", "bea"):
         activate(db, sample(base, name))
-    ladder = start(db, "--sandbox", "local")
+    ladder = start(db, "--sandbox", "local", "--table-seconds", "2")  # short tables: a quick test, same rule
     ladders.append(ladder)
     wait_for("first games", lambda: len(games(db)) >= 2, ladder)
     old = activate(db, sample(base, "cyd", "1.0"))
@@ -523,7 +523,7 @@ def test_the_ladder_plays_on_the_cluster(
 # --- a ladder bounded by time, resting, paused and on a budget ------------------------
 
 
-def sleepy(root: Path, name: str, seconds: float = 0.2) -> Path:
+def sleepy(root: Path, name: str, seconds: float = 0.1) -> Path:
     """A random bot that sleeps ``seconds`` before each answer: a game lasts at least
     about 30 of them, however fast the machine (a slow bot, as montecarlo is)."""
     folder = sample(root, name)
