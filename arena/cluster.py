@@ -292,9 +292,10 @@ class _Receiver:
         self.taken: set[int] = set()
         self._more = trio.Event()
 
-    def take(self, game: NodeGame) -> None:
-        self.taken.add(game.game.game_no)
-        self.on_game(game)
+    def take_all(self, games: list[NodeGame]) -> None:
+        for game in games:
+            self.taken.add(game.game.game_no)
+            self.on_game(game)
         self._more.set()
 
     async def until(self, numbers: list[int]) -> None:
@@ -348,26 +349,36 @@ class _Inbox:
 
         while not self._stop.is_set():
             try:
-                item = self.queue.get(timeout=0.5)
+                items = [self.queue.get(timeout=0.5)]
+                items += self.queue.get(batch=True)  # and what else waits: one message for many
             except TimeoutError:
                 continue
             except Exception:  # the scheduler is away: the matches out say so
                 self._stop.wait(0.5)
                 continue
+            for receiver, games in self._sort(items).items():
+                with contextlib.suppress(Exception):
+                    Variable(receiver.stream.received, client=self.client).set(sorted(receiver.have))
+                try:
+                    receiver.token.run_sync_soon(receiver.take_all, games)
+                except trio.RunFinishedError:
+                    pass
+
+    def _sort(self, items: list[dict[str, Any]]) -> dict[_Receiver, list[NodeGame]]:
+        """The new games of ``items`` by the match they belong to (a game already read,
+        sent again by a match played again, or of a match given up, is left out)."""
+        found: dict[_Receiver, list[NodeGame]] = {}
+        for item in items:
             with self._lock:
                 receiver = self._receivers.get(item["key"])
-            if receiver is None:  # a match given up
+            if receiver is None:
                 continue
-            game = msgspec.msgpack.decode(item["game"], type=NodeGame)
-            if game.game.game_no in receiver.have:
-                continue
-            receiver.have.add(game.game.game_no)
-            with contextlib.suppress(Exception):
-                Variable(receiver.stream.received, client=self.client).set(sorted(receiver.have))
-            try:
-                receiver.token.run_sync_soon(receiver.take, game)
-            except trio.RunFinishedError:
-                pass
+            for data in item["games"]:
+                game = msgspec.msgpack.decode(data, type=NodeGame)
+                if game.game.game_no not in receiver.have:
+                    receiver.have.add(game.game.game_no)
+                    found.setdefault(receiver, []).append(game)
+        return found
 
 
 class Vigil:

@@ -267,15 +267,26 @@ class _Outbox:
         self._thread.join()
 
     def _run(self) -> None:
-        while (item := self._games.get()) is not None:
-            if self.broken is not None:
-                continue
-            crashed = any(f.kind == "crash" for s in item.game.statuses for f in s.faults)
-            if crashed and (why := self.node.sandbox_fault()) is not None:
-                self.broken = why
-                continue
-            self.queue.put({"key": self.key, "game": msgspec.msgpack.encode(item)})
-            self.sent.append(item.game.game_no)
+        done = False
+        while not done:
+            batch = [self._games.get()]
+            while not self._games.empty():  # what piled up meanwhile goes in one message
+                batch.append(self._games.get())
+            sent = []
+            for item in batch:
+                if item is None:
+                    done = True
+                    break
+                if self.broken is not None:
+                    continue
+                crashed = any(f.kind == "crash" for s in item.game.statuses for f in s.faults)
+                if crashed and (why := self.node.sandbox_fault()) is not None:
+                    self.broken = why
+                    continue
+                sent.append(item)
+            if sent:
+                self.queue.put({"key": self.key, "games": [msgspec.msgpack.encode(item) for item in sent]})
+                self.sent += [item.game.game_no for item in sent]
 
 
 def _leave(why: str, what: str = "its sandbox fails") -> NoReturn:
