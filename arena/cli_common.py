@@ -361,7 +361,7 @@ def print_check(check: Check, verbose: bool = False) -> None:
     if not check.ok and not check.skipped:
         evidence = [("sent", check.sent), ("got", check.got), ("expected", check.expected), ("fix", check.fix)]
         if check.stderr:
-            evidence.append(("stderr", shown(check.stderr, lines=True).replace("\n", "\n" + " " * 17)))
+            evidence.append(("stderr", check.stderr.replace("\n", "\n" + " " * 17)))  # shown below
         for key, value in evidence:
             if value:
                 console.print(f"        {key:<9}{escape(shown(value, lines=key == 'stderr'))}", soft_wrap=True)

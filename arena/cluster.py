@@ -350,12 +350,13 @@ class _Inbox:
         while not self._stop.is_set():
             try:
                 items = [self.queue.get(timeout=0.5)]
-                items += self.queue.get(batch=True)  # and what else waits: one message for many
             except TimeoutError:
                 continue
             except Exception:  # the scheduler is away: the matches out say so
                 self._stop.wait(0.5)
                 continue
+            with contextlib.suppress(Exception):  # and what else waits, never losing the one read
+                items += self.queue.get(batch=True)
             for receiver, games in self._sort(items).items():
                 with contextlib.suppress(Exception):
                     Variable(receiver.stream.received, client=self.client).set(sorted(receiver.have))

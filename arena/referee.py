@@ -730,12 +730,11 @@ class _Referee:
             if turn.asks:
                 await self._collect(turn, seats, replay)
                 self._time_out(turn, seats)
-        round_no, turn_no = round_and_turn(state)
         for move in turn.moves:
-            seat = seats[move.seat_no]
-            if move.fault is not None:
+            if move.fault is not None:  # where it happened: asked of the state only then, off the per-move path
+                round_no, turn_no = round_and_turn(state)
                 fault = msgspec.structs.replace(move.fault, round=round_no, turn=turn_no)
-                self._record_fault(seat, move.seat_no, fault, replay)
+                self._record_fault(seats[move.seat_no], move.seat_no, fault, replay)
         defaulted = [m.fault is not None or seats[m.seat_no].disqualified and m.answer is None for m in turn.moves]
         answers = [
             self.game.default(state, m.seat_no) if default else m.answer

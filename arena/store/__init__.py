@@ -545,6 +545,12 @@ def _faulty(match: GameFilter) -> str:
     return f" AND {FAULTY_SEAT}" if match.faulty else ""
 
 
+def snapshots_of(db: str | Path) -> Path:
+    """``<db>-bots/`` beside the database ``db``: where its bot snapshots live."""
+    absolute = Path(os.path.abspath(db))
+    return absolute.with_name(f"{absolute.stem}-bots")
+
+
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
@@ -633,7 +639,7 @@ class Store:
         self.immutable = False
         """Opened with ``immutable=1``: see ``_connect_read_only``."""
         self._absolute = Path(os.path.abspath(self.path))
-        self.snapshots = self._absolute.with_name(f"{self._absolute.stem}-bots")
+        self.snapshots = snapshots_of(self.path)
         """``<db>-bots/``: the bot snapshots, named in the database relative to it."""
         self._leases: set[int] = set()
         self.owner = f"{_me()}:{secrets.token_hex(4)}"

@@ -21,7 +21,7 @@ import msgspec
 
 from ..bots import BotError
 from ..folder import content_hash, copy_folder, remove_tree, seal_read_only
-from . import SCHEMA_VERSION, Store, StoreError
+from . import SCHEMA_VERSION, Store, StoreError, snapshots_of
 
 ATTEMPTS = 3
 """Copies tried when a snapshot the copied file names was removed meanwhile
@@ -47,12 +47,6 @@ class Finding(msgspec.Struct, frozen=True):
     detail: str
 
 
-def bots_folder(db: Path) -> Path:
-    """``<db>-bots/`` beside ``db``, as ``Store`` names it."""
-    absolute = Path(os.path.abspath(db))
-    return absolute.with_name(f"{absolute.stem}-bots")
-
-
 class _Vanished(Exception):
     """A snapshot named by the copy was removed before it was copied: copy again."""
 
@@ -62,7 +56,7 @@ def backup(source: Path, dest: Path) -> Backup:
     safe while arenas write to it. Neither may exist (a backup never overwrites). The
     copy is itself a database: ``--db DEST`` reads it, and moved in place of the original
     (file and folder) it restores it."""
-    dest_bots = bots_folder(dest)
+    dest_bots = snapshots_of(dest)
     for path in (dest, dest_bots):
         if os.path.lexists(path):
             raise StoreError(f"{path}: already exists: a backup never overwrites; name a new file")
