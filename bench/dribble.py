@@ -22,9 +22,9 @@ from pathlib import Path
 import trio
 
 from arena.bots import Bot, load_bot
-from arena.match import GameSpec, MatchSpec, TimeLimits
-from arena.referee import play_match
-from arena.replay import DecisionLine
+from arena.play.match import GameSpec, MatchSpec, TimeLimits
+from arena.play.referee import play_match
+from arena.play.replay import DecisionLine
 from arena.sandbox import inbox as inbox_module
 from arena.sandbox.base import Sandbox
 from arena.sandbox.docker import DockerSandbox

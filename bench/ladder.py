@@ -38,10 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.bundle import pack  # noqa: E402
+from arena.bots.bundle import pack  # noqa: E402
+from arena.bots.uploads import pack_upload  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.store.submissions import Submissions  # noqa: E402
-from arena.uploads import pack_upload  # noqa: E402
 
 ARENA = str(Path(sys.executable).parent / "arena")
 BOTS = {"heuristic": "sample_bots/heuristic", "random": "sample_bots/random", "lowest": "sample_bots/lowest"}

@@ -26,11 +26,11 @@ import docker
 import msgspec
 import trio
 
-import arena.referee
+import arena.play.referee
 from arena.sandbox import choose_sandbox
 from arena.sandbox.docker import LABEL, OWNER
 from arena.store import Store
-from arena.tournament import OnThisMachine, TournamentConfig, run_tournament
+from arena.tournaments.roundrobin import OnThisMachine, TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = [
@@ -126,18 +126,18 @@ def one_life(games: object) -> list[int]:
 
 
 def compare(sandbox_name: str, deals: int, runs: int) -> None:
-    lives = arena.referee.lives
+    lives = arena.play.referee.lives
     rates: dict[str, list[float]] = {"before": [], "after": []}
     peaks: dict[str, tuple[int, int]] = {}
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         for attempt in range(runs):
             for way in ("before", "after"):
-                arena.referee.lives = one_life if way == "before" else lives  # type: ignore[assignment]
+                arena.play.referee.lives = one_life if way == "before" else lives  # type: ignore[assignment]
                 try:
                     elapsed, games, memory = play(work, sandbox_name, deals, f"{way}{attempt}")
                 finally:
-                    arena.referee.lives = lives
+                    arena.play.referee.lives = lives
                 rates[way].append(games / elapsed)
                 peaks[way] = max(peaks.get(way, (0, 0)), (memory.processes, memory.rss_kib))
     print(f"{sandbox_name}: 4 fast bots, one table of 4, {deals} deals ({deals * 4} games), fair time on, {runs} runs")

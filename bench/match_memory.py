@@ -22,10 +22,10 @@ from pathlib import Path
 import msgspec
 import trio
 
-from arena.match import GameResult, TimeLimits
+from arena.play.match import GameResult, TimeLimits
 from arena.sandbox import choose_sandbox
 from arena.store import Store, StoredBot
-from arena.tournament import OnThisMachine, Progress, TournamentConfig, run_tournament
+from arena.tournaments.roundrobin import OnThisMachine, Progress, TournamentConfig, run_tournament
 
 FAST = Path(__file__).resolve().parent / "bots" / "fast"
 MARKS = (50, 100, 250, 500, 1000, 1500, 2000, 3000, 5000, 10_000)

@@ -2,7 +2,7 @@
 strength, tournaments of duplicate or random deals, on both cores.
 
 The games are the standard game (to 66 heads) played by the rule functions the referee
-uses (``arena.games.nimmt``); a policy answers each decision from the state the way a
+uses (``arena.games.nimmt.rules``); a policy answers each decision from the state the way a
 bot answers from its view (it reads only its own hand, the rows and the scores).
 
 The policies, strongest first (``LADDER``):
@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from arena.catalog import get_game
-from arena.games import nimmt
-from arena.simulate import play_game
+from arena.games.nimmt import rules as nimmt
+from arena.games.registry import get_game
+from arena.play.simulate import play_game
 from protocol.nimmt import HEADS, ROW_CAPACITY, ROWS
 
 Policy = Callable[[Any, int, list[Any]], Any]

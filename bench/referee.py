@@ -18,9 +18,9 @@ from pathlib import Path
 import trio
 
 from arena.bots import load_bot
-from arena.match import GameSpec, MatchSpec
-from arena.referee import play_match
-from arena.replay import DecisionLine
+from arena.play.match import GameSpec, MatchSpec
+from arena.play.referee import play_match
+from arena.play.replay import DecisionLine
 from arena.sandbox.local import LocalProcess, LocalSandbox
 from protocol.messages import Request, encode
 

@@ -2,13 +2,13 @@
 
     .venv/bin/python bench/rules.py [--seconds 5] [--players 4] [--only NAME] [--baseline REV]
 
-Runs the same pure rule functions the referee uses (``arena.simulate.play_game``) for
+Runs the same pure rule functions the referee uses (``arena.play.simulate.play_game``) for
 the standard game of 6 nimmt!, each of its variants and house rules, and Sixes; several
 runs each, reporting the best and the median rate. Time is the process's CPU time: on
 an idle machine the same as the wall clock, and steady when other work shares the cores.
 
 ``--baseline REV`` also times the 6 nimmt! rules as they were at git revision ``REV``
-(``arena/games/nimmt.py`` of that commit, loaded beside today's), run for run in turn
+(``arena/games/nimmt/rules.py`` of that commit, loaded beside today's), run for run in turn
 with today's, so that both see the same machine load: a rewrite of the rules shows its
 speed against the old code in one run, not against figures from another day.
 """
@@ -26,8 +26,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena.games import nimmt, sixes
-from arena.simulate import play_game, random_policy
+from arena.games.nimmt import rules as nimmt
+from arena.games.sixes import rules as sixes
+from arena.play.simulate import play_game, random_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 5
@@ -56,13 +57,13 @@ def rate(rules: Any, players: int, seconds: float, settings: dict[str, Any]) -> 
 
 
 def rules_at(revision: str) -> ModuleType:
-    """``arena/games/nimmt.py`` as it was at ``revision``, loaded as a module of
+    """``arena/games/nimmt/rules.py`` as it was at ``revision``, loaded as a module of
     ``arena.games`` (its relative imports find today's ``base`` and ``chance``)."""
     shown = subprocess.run(
-        ["git", "show", f"{revision}:arena/games/nimmt.py"], cwd=ROOT, capture_output=True, text=True, check=False
+        ["git", "show", f"{revision}:arena/games/nimmt/rules.py"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     if shown.returncode:
-        sys.exit(f"--baseline {revision!r}: git cannot show arena/games/nimmt.py there: {shown.stderr.strip()}")
+        sys.exit(f"--baseline {revision!r}: git cannot show arena/games/nimmt/rules.py there: {shown.stderr.strip()}")
     name = "arena.games.nimmt_baseline"
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
@@ -70,9 +71,9 @@ def rules_at(revision: str) -> ModuleType:
     module.__package__ = "arena.games"
     sys.modules[name] = module  # msgspec resolves the Structs' annotations through it
     try:
-        exec(compile(shown.stdout, f"{revision}:arena/games/nimmt.py", "exec"), module.__dict__)
+        exec(compile(shown.stdout, f"{revision}:arena/games/nimmt/rules.py", "exec"), module.__dict__)
     except Exception as exc:  # an old file that no longer fits today's package
-        sys.exit(f"--baseline {revision!r}: its arena/games/nimmt.py does not load today: {exc}")
+        sys.exit(f"--baseline {revision!r}: its arena/games/nimmt/rules.py does not load today: {exc}")
     return module
 
 
@@ -85,7 +86,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring time per configuration")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--only", choices=sorted(CONFIGURATIONS), help="one configuration")
-    parser.add_argument("--baseline", metavar="REV", help="also time arena/games/nimmt.py of this git revision")
+    parser.add_argument("--baseline", metavar="REV", help="also time arena/games/nimmt/rules.py of this git revision")
     args = parser.parse_args()
     baseline = rules_at(args.baseline) if args.baseline else None
     print(f"rules only, {args.players} players, random play, one process: games per CPU second")

@@ -28,8 +28,8 @@ import trio
 from strength import BOT, mean_interval, seating, wilson
 
 from arena.bots import load_bot
-from arena.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
-from arena.referee import play_match
+from arena.play.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import play_match
 from arena.sandbox.local import LocalSandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,7 +28,7 @@ bound (no cap): the share that accepts H1 when the truth is elo0 (false accept, 
 at most alpha + 1 point), the share that accepts H0 at elo1 (false reject, at most beta
 + 1 point), each with its 95% Wilson interval, and the mean, median and 95th percentile
 of games to the verdict; also the share still undecided at the CLI's default cap
-(``arena.league.DEFAULT_MAX_GAMES``). **Against a fixed length**: the one-sided z-test
+(``arena.tournaments.plan.DEFAULT_MAX_GAMES``). **Against a fixed length**: the one-sided z-test
 of the same alpha whose power at elo1 is 1 - beta needs
 ``((z(1-alpha) + z(1-beta)) sd / (s1 - s0))^2`` groups (sd of one group's score, the
 mean of its value at elo0 and elo1); it is run too, on the same model, to check that
@@ -53,12 +53,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.catalog import get_game  # noqa: E402
-from arena.games.nimmt import cheapest_row  # noqa: E402
-from arena.gauntlet import half_points  # noqa: E402
-from arena.league import DEFAULT_MAX_GAMES  # noqa: E402
-from arena.schedule import deal_seed  # noqa: E402
-from arena.simulate import Policy, play_game  # noqa: E402
+from arena.games.nimmt.rules import cheapest_row  # noqa: E402
+from arena.games.registry import get_game  # noqa: E402
+from arena.play.simulate import Policy, play_game  # noqa: E402
+from arena.tournaments.gauntlet import half_points  # noqa: E402
+from arena.tournaments.plan import DEFAULT_MAX_GAMES  # noqa: E402
+from arena.tournaments.schedule import deal_seed  # noqa: E402
 from leaderboard.sprt import Sprt, expected_score, fixed_length_groups, llr_counts  # noqa: E402
 from protocol.nimmt import HEADS, ROW_CAPACITY  # noqa: E402
 

@@ -25,9 +25,9 @@ import msgspec
 import trio
 
 from arena.bots import Bot, load_bot
-from arena.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
-from arena.referee import play_match
-from arena.replay import EventsLine
+from arena.play.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import play_match
+from arena.play.replay import EventsLine
 from arena.sandbox.local import LocalSandbox
 from protocol.nimmt import RoundEnd
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import trio
 
+from arena.boards.board import leaderboard
 from arena.sandbox import choose_sandbox
 from arena.store import FinishedGame, SeatResult, Store
-from arena.tournament import OnThisMachine, TournamentConfig, run_tournament
-from leaderboard.board import leaderboard
+from arena.tournaments.roundrobin import OnThisMachine, TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = [ROOT / "sample_bots/heuristic", ROOT / "sample_bots/random", ROOT / "bench/bots/fast"]

@@ -23,8 +23,8 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from . import nimmt, sixes
-from .messages import (
+from protocol import nimmt, sixes
+from protocol.messages import (
     PROTOCOL_VERSION,
     Answer,
     Bye,

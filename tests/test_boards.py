@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
+from arena.boards.board import parse_anchor
 from arena.store import SCHEMA_VERSION, Store, StoreError, board_key, board_label, canonical_board
-from leaderboard.board import parse_anchor
 
 from .conftest import SAMPLES
 from .test_cli_output import arena, on_terminal

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots import Bot, BotError, content_hash, load_bot
-from arena.folder import FolderError, FolderLimits, copy_folder, remove_tree, scan, seal_read_only, set_modes
+from arena.bots.folder import FolderError, FolderLimits, copy_folder, remove_tree, scan, seal_read_only, set_modes
 from arena.sandbox.docker import DockerSandbox
 from arena.sandbox.images import build_bot
 
@@ -382,7 +382,7 @@ def test_an_image_holds_an_inside_link_as_a_link(docker_sandbox: DockerSandbox, 
 def test_removing_a_tree_never_takes_a_top_folder() -> None:
     """A copy of ours is never ``/`` or a folder just below it: asking to remove one is a
     mistake, refused before anything is touched."""
-    from arena.folder import remove_tree
+    from arena.bots.folder import remove_tree
 
     for path in ("/", "/tmp", "/tmp/", "/tmp/.."):
         with pytest.raises(ValueError, match="refusing to remove"):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bundle import pack, unpack
-from arena.folder import FolderError, FolderLimits, content_hash, copy_folder
+from arena.bots.bundle import pack, unpack
+from arena.bots.folder import FolderError, FolderLimits, content_hash, copy_folder
 
 # --- building folders and archives ------------------------------------------------------
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay
+from arena.play import replay
 
 from .conftest import ROOT, SAMPLES, MakeBot, bot_pids
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from arena.bundle import pack
+from arena.bots.bundle import pack
+from arena.bots.uploads import receive_upload
 from arena.store import Store
 from arena.store.submissions import SubmissionError, Submissions, token_hash
-from arena.uploads import receive_upload
 
 from .conftest import SAMPLES, serving
 from .test_web_submissions import bot_folder, post

@@ -19,18 +19,27 @@ from pathlib import Path
 import pytest
 import typer
 
-from arena import cli, cli_common
+from arena.cli import common as cli_common
+from arena.cli import main as cli
 
 from .conftest import SAMPLES
 
 ARENA = str(Path(sys.executable).parent / "arena")
 HEAVY = ("trio", "docker", "numpy", "starlette", "hypercorn", "jinja2", "distributed", "dask")
 """Packages no command may load unless it uses them."""
-RUNNING = ("arena.referee", "arena.sandbox", "arena.tournament", "arena.store", "arena.web", "leaderboard")
+RUNNING = (
+    "arena.play.referee",
+    "arena.sandbox",
+    "arena.tournaments.roundrobin",
+    "arena.store",
+    "arena.web",
+    "arena.boards",
+    "leaderboard",
+)
 """What only a command that runs (or reads) something needs: never loaded for ``--help``."""
 PROBE = """
 import json, sys
-from arena.cli import main
+from arena.cli.main import main
 sys.argv = ["arena", *sys.argv[1:]]
 try:
     main()
@@ -87,7 +96,7 @@ def small_db() -> Iterator[Path]:
 
 
 def test_importing_the_cli_loads_nothing_heavy() -> None:
-    code = "import json, sys; import arena.cli; print(json.dumps(sorted(sys.modules)))"
+    code = "import json, sys; import arena.cli.main; print(json.dumps(sorted(sys.modules)))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     modules = set(json.loads(run.stdout))
     assert heavy(modules) == []
@@ -95,8 +104,10 @@ def test_importing_the_cli_loads_nothing_heavy() -> None:
 
 
 def test_the_match_types_and_schedules_load_no_referee() -> None:
-    """``arena.match`` is what a schedule holds and what a match ships in and out: data only."""
-    code = "import json, sys; import arena.match, arena.schedule; print(json.dumps(sorted(sys.modules)))"
+    """``arena.play.match`` is what a schedule holds and what a match ships in and out: data only."""
+    code = (
+        "import json, sys; import arena.play.match, arena.tournaments.schedule; print(json.dumps(sorted(sys.modules)))"
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     modules = set(json.loads(run.stdout))
     assert heavy(modules) == []
@@ -108,7 +119,7 @@ def test_help_loads_nothing_heavy() -> None:
     assert "typer.rich_utils" in modules  # it did draw the help
     assert heavy(modules) == []
     assert running(modules) == []
-    assert {"arena.cli_tournaments", "arena.cli_results", "arena.cli_gauntlet", "arena.cli_web"} <= modules
+    assert {"arena.cli.tournaments", "arena.cli.results", "arena.cli.gauntlet", "arena.cli.web"} <= modules
 
 
 def test_games_and_leaderboard_load_no_referee_sandbox_or_web(small_db: Path) -> None:
@@ -116,7 +127,7 @@ def test_games_and_leaderboard_load_no_referee_sandbox_or_web(small_db: Path) ->
     assert "arena.store" in games
     assert heavy(games) == []
     cached = loaded("leaderboard", "--db", str(small_db))  # the run cached its board as it ended
-    assert "leaderboard.board" in cached and "leaderboard.ratings" not in cached
+    assert "arena.boards.board" in cached and "leaderboard.ratings" not in cached
     assert heavy(cached) == []
     with sqlite3.connect(small_db) as connection:
         connection.execute("DELETE FROM ratings")
@@ -127,19 +138,19 @@ def test_games_and_leaderboard_load_no_referee_sandbox_or_web(small_db: Path) ->
 
 def test_tournament_list_and_show_load_no_trio_or_docker(small_db: Path) -> None:
     listed = loaded("tournament", "list", "--db", str(small_db), "--format", "json")
-    assert "arena.league" in listed  # it did count the scheduled games
-    assert heavy(listed) == [] and not any(m.startswith(("arena.referee", "arena.sandbox")) for m in listed)
+    assert "arena.tournaments.plan" in listed  # it did count the scheduled games
+    assert heavy(listed) == [] and not any(m.startswith(("arena.play.referee", "arena.sandbox")) for m in listed)
     name = json.loads(run_arena("tournament", "list", "--db", str(small_db), "--format", "json"))[0]["name"]
     shown = loaded("tournament", "show", name, "--db", str(small_db))
-    assert heavy(shown) == [] and not any(m.startswith(("arena.referee", "arena.sandbox")) for m in shown)
+    assert heavy(shown) == [] and not any(m.startswith(("arena.play.referee", "arena.sandbox")) for m in shown)
 
 
 def test_no_sub_app_module_imports_the_main_module() -> None:
-    modules = ("cli_common", "cli_sandbox", "cli_tournaments", "cli_results", "cli_gauntlet", "cli_web", "cli_live")
+    modules = ("common", "sandbox", "tournaments", "results", "gauntlet", "web", "live")
     for module in modules:
-        code = f"import sys; import arena.{module}; assert 'arena.cli' not in sys.modules"
+        code = f"import sys; import arena.cli.{module}; assert 'arena.cli.main' not in sys.modules"
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-        assert run.returncode == 0, f"arena.{module} imports arena.cli: {run.stderr}"
+        assert run.returncode == 0, f"arena.cli.{module} imports arena.cli.main: {run.stderr}"
 
 
 def test_every_command_is_registered_in_its_place() -> None:
@@ -173,7 +184,7 @@ def test_every_command_is_registered_in_its_place() -> None:
 
 
 def test_the_gauntlet_help_states_the_default_cap() -> None:
-    from arena.league import DEFAULT_MAX_GAMES
+    from arena.tournaments.plan import DEFAULT_MAX_GAMES
 
     assert f"(default {DEFAULT_MAX_GAMES})" in " ".join(run_arena("gauntlet", "--help").split())
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from arena.replay import loads as replay_lines
+from arena.play.replay import loads as replay_lines
 from arena.store import Store
 
 from .conftest import SAMPLES, MakeBot, bot_pids, faults_of, fresh_c_bot, one_clean_line
@@ -238,7 +238,7 @@ def ask(scheduler: str, script: str, *args: str, timeout: float = 120) -> str:
 WAIT_FOR_WORKERS = """
 import json, sys, time
 from distributed import Client
-from arena.cluster import TLS
+from arena.cluster.coordinator import TLS
 tls = TLS(*sys.argv[4::2]).security() if len(sys.argv) > 3 else None
 with Client(sys.argv[1], timeout=30, security=tls) as client:
     deadline = time.monotonic() + 90
@@ -487,7 +487,7 @@ def test_another_arena_version_is_refused_at_join_with_both_named(scheduler: str
     """The cluster plays with arena 0.0.1 (the first to join said so): this arena's
     worker and coordinator are refused, each naming both versions."""
     ask(scheduler, SET_VERSION, "0.0.1 (protocol 1, code 000000000000)")
-    from arena.node import arena_version
+    from arena.cluster.node import arena_version
 
     worker = subprocess.run(
         [ARENA, "worker", scheduler, "--sandbox", "local"], capture_output=True, text=True, timeout=120
@@ -861,7 +861,7 @@ def test_a_bot_on_a_worker_reaches_neither_the_scheduler_nor_other_bots_code(
 
 
 def test_which_addresses_are_loopback_and_what_the_risk_taken_says() -> None:
-    from arena.cluster_ports import check_exposure, is_loopback
+    from arena.cluster.ports import check_exposure, is_loopback
 
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.8.9.1", "::1", "[::1]", "localhost"))
     assert not any(is_loopback(h) for h in ("", "0.0.0.0", "::", "10.0.0.5", "example.org", "127.0.0.1.nip.io"))
@@ -952,9 +952,9 @@ def test_a_scheduler_without_the_arena_is_one_line_naming_the_fix(tmp_path: Path
 
 
 ODD_VERSION = """
-import arena.node
+import arena.cluster.node
 
-arena.node.arena_version = lambda: "0.0.1 (protocol 1, code 000000000000)"
+arena.cluster.node.arena_version = lambda: "0.0.1 (protocol 1, code 000000000000)"
 """
 
 
@@ -994,7 +994,7 @@ def test_a_worker_of_another_version_that_joins_mid_run_leaves_and_the_tournamen
 
 
 def test_a_vigil_says_once_that_no_worker_is_left_then_every_minute_then_gives_up() -> None:
-    from arena.cluster import ClusterError, Vigil
+    from arena.cluster.coordinator import ClusterError, Vigil
 
     said: list[str] = []
     vigil = Vigil("tcp://h:1", said.append, give_up_after=150)

@@ -10,8 +10,8 @@ with seeded random play, and a golden replay per game and variant.
   the game shows openly, how many cards a seat holds, stays) and the seat's ``view``
   must not change; nor may what ``observe`` tells it of any event so perturbed. The
   check fails if the shuffle never changed anything, so a game cannot pass it vacuously.
-- **Verify reproduces the replay**: a replay written by ``arena.simulate.replay_of``
-  re-simulates through ``arena.replay.verify``, and one answer changed is caught.
+- **Verify reproduces the replay**: a replay written by ``arena.play.simulate.replay_of``
+  re-simulates through ``arena.play.replay.verify``, and one answer changed is caught.
 
 Golden replays: ``tests/golden/GAME-VARIANT.jsonl``, one game each played by seeded
 random policies (no bot, no clock), are re-made and diffed against the committed file on
@@ -35,9 +35,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena import replay
-from arena.catalog import ENV, AnyGame, games
-from arena.simulate import Policy, random_policy, replay_of
+from arena.games.registry import ENV, AnyGame, games
+from arena.play import replay
+from arena.play.simulate import Policy, random_policy, replay_of
 
 from .games.goofspiel.record import ENV_VALUE, GOOFSPIEL
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import lives
-from arena.replay import End, loads
-from arena.schedule import by_rotation, round_robin
+from arena.play.referee import lives
+from arena.play.replay import End, loads
 from arena.store import Store
+from arena.tournaments.schedule import by_rotation, round_robin
 
 from .conftest import SAMPLES, MakeBot
 

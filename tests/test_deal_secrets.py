@@ -26,9 +26,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from arena.replay import loads
-from arena.schedule import deal_seed
+from arena.play.replay import loads
 from arena.store import Store
+from arena.tournaments.schedule import deal_seed
 from protocol.nimmt import Deal
 
 from .conftest import ROOT, SAMPLES, MakeBot, serving

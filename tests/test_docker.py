@@ -24,9 +24,9 @@ import pytest
 import trio
 
 from arena.bots import content_hash, load_bot
-from arena.match import GameSpec, MatchSpec, TimeLimits
-from arena.referee import play_match
-from arena.replay import DecisionLine, EventsLine
+from arena.play.match import GameSpec, MatchSpec, TimeLimits
+from arena.play.referee import play_match
+from arena.play.replay import DecisionLine, EventsLine
 from arena.sandbox import images
 from arena.sandbox.docker import LABEL, OWNER, UID_RANGE, DockerSandbox
 from arena.sandbox.images import ImageError, base_tag, bot_digest, bot_image, bot_tag, build_bot

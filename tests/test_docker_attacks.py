@@ -23,7 +23,7 @@ import pytest
 import trio
 
 from arena.bots import load_bot
-from arena.replay import Header
+from arena.play.replay import Header
 from arena.sandbox.docker import (
     BUILD_DISK_MB,
     LABEL,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import typer
 
-from arena import cli
+from arena.cli import main as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -21,9 +21,9 @@ import trio
 import trio.testing
 
 from arena.bots import Bot, Manifest, load_bot
-from arena.match import MatchResult, MatchSpec, TimeLimits
-from arena.referee import play_match, single_game
-from arena.replay import DecisionLine, FaultLine
+from arena.play.match import MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import play_match, single_game
+from arena.play.replay import DecisionLine, FaultLine
 from arena.sandbox.base import BotProcess, Sandbox
 from arena.sandbox.docker import DockerSandbox
 from arena.sandbox.framing import DRIP_PAUSE, DRIP_READS, LineBuffer, LineReader, PipeLines

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.gauntlet import half_points, rounds_for
-from arena.schedule import gauntlet, gauntlet_tables
+from arena.tournaments.gauntlet import half_points, rounds_for
+from arena.tournaments.schedule import gauntlet, gauntlet_tables
 from leaderboard.sprt import Sprt, sequential
 
 from .conftest import SAMPLES

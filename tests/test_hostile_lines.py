@@ -23,15 +23,15 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import referee
 from arena.bots import Bot, load_bot
-from arena.match import MatchResult, MatchSpec, TimeLimits
-from arena.referee import Observer, play_match, single_game
-from arena.replay import DroppedLine, FaultLine, verify
+from arena.play import referee
+from arena.play.match import MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import Observer, play_match, single_game
+from arena.play.replay import DroppedLine, FaultLine, verify
+from arena.play.session import Answered, Dropped, Faulted, Pending, Verdict, is_legal, judge
 from arena.sandbox.framing import EndOfStream, LineTooLong, PipeLines
 from arena.sandbox.inbox import LINE_BUDGET, Flooded, Inbox
 from arena.sandbox.local import LocalSandbox
-from arena.session import Answered, Dropped, Faulted, Pending, Verdict, is_legal, judge
 from protocol.messages import MAX_DEPTH, MAX_LINE_BYTES, Answer, HelloReply, decode_from_bot, nesting_depth
 
 from .conftest import SAMPLES, MakeBot

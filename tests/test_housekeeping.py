@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from arena.schedule import MAX_GROUPS, deal_seed, groups, grown_groups, round_robin
+from arena.tournaments.schedule import MAX_GROUPS, deal_seed, groups, grown_groups, round_robin
 
 from .conftest import SAMPLES, MakeBot
 from .conftest import one_clean_line as clean_line

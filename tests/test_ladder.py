@@ -21,8 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.bundle import pack
-from arena.ladder import (
+from arena.boards.board import Row
+from arena.bots.bundle import pack
+from arena.play.match import TimeLimits
+from arena.store import Store, StoredBot
+from arena.store.submissions import Submissions
+from arena.tournaments.ladder import (
     SETTLING,
     WIDE,
     LadderSpec,
@@ -40,11 +44,7 @@ from arena.ladder import (
     table_match,
     table_rng,
 )
-from arena.match import TimeLimits
-from arena.store import Store, StoredBot
-from arena.store.submissions import Submissions
-from arena.tournament import TournamentConfig
-from leaderboard.board import Row
+from arena.tournaments.roundrobin import TournamentConfig
 
 from .conftest import MakeBot, one_clean_line, serving
 from .test_cluster import Workers, scheduler, workers  # noqa: F401 (fixtures)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.replay import End, loads
+from arena.play.replay import End, loads
 from arena.store import Store
 from arena.store.submissions import Submissions
 

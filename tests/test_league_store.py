@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from arena.folder import copy_folder
+from arena.bots.folder import copy_folder
 from arena.store import LEASE_TIMEOUT, MIGRATIONS, SCHEMA_VERSION, Store, StoreError, version_key
 
 from .conftest import SAMPLES, one_clean_line, serving

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay
-from arena.catalog import ENV, games
+from arena.games.registry import ENV, games
+from arena.play import replay
 
 from .games.liars_dice import rules
 from .games.liars_dice.helpers import arena, liars_bots

@@ -20,14 +20,14 @@ import msgspec
 import pytest
 import trio
 
-from arena import replay
 from arena.bots import Bot, load_bot
-from arena.match import GameResult, GameSpec, MatchSpec, TimeLimits
-from arena.referee import MAX_RESTARTS, MatchError, play_match
-from arena.replay import End, FaultLine, Header
+from arena.play import replay
+from arena.play.match import GameResult, GameSpec, MatchSpec, TimeLimits
+from arena.play.referee import MAX_RESTARTS, MatchError, play_match
+from arena.play.replay import End, FaultLine, Header
 from arena.sandbox.local import LocalSandbox
 from arena.store import Store, StoredBot
-from arena.tournament import OnThisMachine, Progress, TournamentConfig, run_tournament
+from arena.tournaments.roundrobin import OnThisMachine, Progress, TournamentConfig, run_tournament
 
 from .conftest import SAMPLES, MakeBot, bot_pids
 

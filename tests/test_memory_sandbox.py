@@ -11,9 +11,9 @@ import trio
 import trio.testing
 
 from arena.bots import Bot, Manifest
-from arena.match import MatchResult, MatchSpec, TimeLimits
-from arena.referee import play_match, single_game
-from arena.replay import DroppedLine, FaultLine
+from arena.play.match import MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import play_match, single_game
+from arena.play.replay import DroppedLine, FaultLine
 from arena.sandbox.base import BotGone, BotProcess, LineSource, Sandbox, StartError
 from arena.sandbox.framing import EndOfStream, LineTooLong
 from arena.sandbox.inbox import LINE_BUDGET, Flooded, Inbox, LineInbox

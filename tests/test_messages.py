@@ -10,9 +10,9 @@ import subprocess
 import uuid
 from pathlib import Path
 
+from arena.bots.uploads import pack_upload
 from arena.store import Store
 from arena.store.submissions import Submissions
-from arena.uploads import pack_upload
 
 from .conftest import SAMPLES, MakeBot, serving
 from .test_cli_authors import arena as submitting

@@ -13,10 +13,10 @@ import msgspec
 import pytest
 
 from arena.bots import Bot, load_bot
-from arena.games import nimmt
-from arena.match import GameSpec, MatchResult, MatchSpec, TimeLimits
-from arena.referee import play_match
-from arena.replay import DecisionLine, End, FaultLine, verify
+from arena.games.nimmt import rules as nimmt
+from arena.play.match import GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import play_match
+from arena.play.replay import DecisionLine, End, FaultLine, verify
 from arena.sandbox.local import LocalSandbox
 from protocol.messages import Hello, Limits, NewGame
 from protocol.nimmt import Place, Reveal, RoundStart, View

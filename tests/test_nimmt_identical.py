@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.games import nimmt
+from arena.games.nimmt import rules as nimmt
 
 HASHES = Path(__file__).resolve().parent / "fixtures" / "nimmt_hashes.json"
 _encode = msgspec.json.Encoder().encode

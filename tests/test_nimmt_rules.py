@@ -7,9 +7,10 @@ from collections import Counter
 
 import pytest
 
-from arena.games import IllegalAnswer, SettingsError, nimmt
+from arena.games import IllegalAnswer, SettingsError
 from arena.games.chance import draw
-from arena.simulate import play_game, random_policy
+from arena.games.nimmt import rules as nimmt
+from arena.play.simulate import play_game, random_policy
 from protocol.nimmt import HEADS, Deal, GameEnd, Place, Reveal, RoundEnd, heads
 
 SETTINGS = nimmt.parse_settings({}, 4)

@@ -4,7 +4,7 @@ The Basque rule text (shared/seeds/000_a5f34b63d7e9bafd.txt) follows one hand of
 5 players A..E (seats 0..4) over 10 turns. For each turn it gives every card played,
 who took which row and how many heads that was, which rows then hold 5 cards, and the
 heads so far. The hand ends at A 15, B 6, C 10, D 30, E 25. These tests replay the hand
-through ``arena.games.nimmt`` and check each of those facts. They show that our
+through ``arena.games.nimmt.rules`` and check each of those facts. They show that our
 placement rule, the 6th-card rule, the row choice for a card below every row end, and
 the head values give the same results as the seed's own example.
 
@@ -24,7 +24,7 @@ row. The text's list of full rows after turn 3 also leaves out row 1, which is f
 then too, so we check only that the rows it names hold 5 cards.
 """
 
-from arena.games import nimmt
+from arena.games.nimmt import rules as nimmt
 from protocol.nimmt import HEADS, GameEnd, Place, RoundEnd
 
 A, B, C, D, E = range(5)

@@ -14,11 +14,12 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from arena import replay
-from arena.games import IllegalAnswer, SettingsError, nimmt
+from arena.games import IllegalAnswer, SettingsError
 from arena.games.base import Decision
-from arena.render import nimmt as render
-from arena.replay import DecisionLine, End, EventsLine, Header, SeatInfo, SeatStatus
+from arena.games.nimmt import render
+from arena.games.nimmt import rules as nimmt
+from arena.play import replay
+from arena.play.replay import DecisionLine, End, EventsLine, Header, SeatInfo, SeatStatus
 from protocol.nimmt import HEADS, Deal, DraftStart, Event, GameEnd, Pick, Place, Reveal, RoundEnd, RoundStart, View
 
 from .conftest import SAMPLES

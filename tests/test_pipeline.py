@@ -26,10 +26,8 @@ import pytest
 import trio
 import trio.testing
 
-from arena import pipeline
 from arena.botcheck import Check
-from arena.bundle import pack
-from arena.pipeline import REPORT_BYTES, failure, report_of
+from arena.bots.bundle import pack
 from arena.sandbox import choose_sandbox, images
 from arena.sandbox.base import Sandbox
 from arena.sandbox.local import is_ready, prepared_dir
@@ -46,6 +44,8 @@ from arena.store.submissions import (
     SubmissionError,
     Submissions,
 )
+from arena.tournaments import pipeline
+from arena.tournaments.pipeline import REPORT_BYTES, failure, report_of
 
 from .conftest import SAMPLES, MakeBot, fresh_c_bot
 
@@ -241,7 +241,7 @@ def test_a_pipeline_killed_mid_build_builds_it_again(base: Path) -> None:
         import trio
         from pathlib import Path
         from functools import partial
-        from arena.pipeline import run_pipeline
+        from arena.tournaments.pipeline import run_pipeline
         from arena.sandbox import choose_sandbox
         from arena.store import Store
         run = partial(run_pipeline, poll_s=0.1, progress=print)

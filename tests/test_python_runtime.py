@@ -21,7 +21,7 @@ import pytest
 import trio
 
 from arena.bots import load_bot
-from arena.replay import FaultLine, read
+from arena.play.replay import FaultLine, read
 from arena.sandbox import runtime
 from arena.sandbox.local import LocalSandbox, reachable_by_others
 
@@ -61,7 +61,7 @@ def hidden_venv() -> Iterator[Path]:
 
 def arena_in(venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The real ``arena`` command, run by the virtualenv's Python."""
-    main = "import sys; from arena.cli import main; sys.argv[0] = 'arena'; main()"
+    main = "import sys; from arena.cli.main import main; sys.argv[0] = 'arena'; main()"
     return subprocess.run(
         [str(venv / "bin" / "python"), "-c", main, *args], capture_output=True, text=True, timeout=300
     )

@@ -16,11 +16,11 @@ import pytest
 import trio
 import trio.testing
 
-from arena import replay as replay_files
 from arena.bots import Bot, Manifest, load_bot
-from arena.match import GameSpec, MatchResult, MatchSpec, TimeLimits
-from arena.referee import MatchError, Observer, play_match, single_game
-from arena.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, verify
+from arena.play import replay as replay_files
+from arena.play.match import GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import MatchError, Observer, play_match, single_game
+from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, verify
 from arena.sandbox.base import Sandbox
 from arena.sandbox.local import LocalSandbox
 from arena.sandbox.memory import (

@@ -7,8 +7,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from arena import replay
-from arena.replay import ReplayError
+from arena.play import replay
+from arena.play.replay import ReplayError
 
 from .test_referee import HEURISTIC, RANDOM, run_match
 
@@ -97,7 +97,8 @@ def test_the_deals_docs_replay_md_gives_for_an_independent_tool() -> None:
     import hashlib
     import math
 
-    from arena.games import nimmt, sixes
+    from arena.games.nimmt import rules as nimmt
+    from arena.games.sixes import rules as sixes
 
     def draw(key: bytes, pool: list[object], count: int) -> list[object]:  # as the page describes it
         pool = list(pool)

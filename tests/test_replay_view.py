@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from arena import replay
-from arena.render import nimmt as view
+from arena.games.nimmt import render as view
+from arena.play import replay
 from protocol.nimmt import heads
 
 from .conftest import SAMPLES, MakeBot

@@ -18,9 +18,9 @@ import pytest
 import trio
 
 from arena.bots import load_bot
-from arena.match import GameResult, GameSpec, MatchSpec, TimeLimits
-from arena.referee import play_match
-from arena.replay import End, FaultLine, verify
+from arena.play.match import GameResult, GameSpec, MatchSpec, TimeLimits
+from arena.play.referee import play_match
+from arena.play.replay import End, FaultLine, verify
 from arena.sandbox.base import Sandbox, StartError
 from arena.sandbox.local import LocalSandbox, is_ready, prepared_dir, ready_marker
 

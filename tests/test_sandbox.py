@@ -263,8 +263,8 @@ print("survived", flush=True)
 async def test_the_javascript_sample_survives_a_long_burst_of_requests() -> None:
     """Item 7b: Node.js reserves about 1 GB of address space; under an address-space cap
     the sample died with std::bad_alloc after a burst of requests."""
-    from arena.match import GameSpec, MatchSpec
-    from arena.referee import play_match
+    from arena.play.match import GameSpec, MatchSpec
+    from arena.play.referee import play_match
 
     js = load_bot(SAMPLES / "greedy-js")
     spec = MatchSpec("nimmt", {}, [js] * 4, [GameSpec(seed, [0, 1, 2, 3]) for seed in range(40)], fair_time=False)
@@ -434,7 +434,7 @@ def test_no_secret_of_the_arena_is_within_a_bots_reach(make_bot: MakeBot, tmp_pa
     """Item 10: the seed (on the referee's command line), the arena's environment, other
     seats' processes and pipes: a spy that reads every /proc entry and folder it can
     finds none of them, and what it printed ends in the replay for us to check."""
-    from arena.replay import End, read
+    from arena.play.replay import End, read
 
     spy = make_bot("spy", SPY)
     replay = tmp_path / "game.jsonl"

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import msgspec
 
-from arena.schedule import MAX_GROUPS, Match, conflicts, groups, grown_groups, round_robin
 from arena.store import Store
+from arena.tournaments.schedule import MAX_GROUPS, Match, conflicts, groups, grown_groups, round_robin
 
 from .conftest import MakeBot, one_clean_line
 from .test_tournament import arena, lowest_bot, story
 
-SCHEDULE = "from arena.schedule import round_robin; import msgspec, sys; sys.stdout.buffer.write(msgspec.json.encode(round_robin(30, 4, 2, seed=9)))"
+SCHEDULE = "from arena.tournaments.schedule import round_robin; import msgspec, sys; sys.stdout.buffer.write(msgspec.json.encode(round_robin(30, 4, 2, seed=9)))"
 
 
 def fingerprint(matches: list[Match]) -> str:

@@ -10,15 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from arena.sandbox.framing import LineTooLong
-from arena.sandbox.inbox import LINE_BUDGET, Flooded
-from arena.sandbox.memory import (
-    Exit,
-    ScriptedBot,
-    first_legal,
-    silent,
-)
-from arena.session import (
+from arena.play.session import (
     Answered,
     Faulted,
     Greeted,
@@ -29,7 +21,15 @@ from arena.session import (
     judge,
     judge_hello,
 )
-from arena.session import Dropped as Unanswered
+from arena.play.session import Dropped as Unanswered
+from arena.sandbox.framing import LineTooLong
+from arena.sandbox.inbox import LINE_BUDGET, Flooded
+from arena.sandbox.memory import (
+    Exit,
+    ScriptedBot,
+    first_legal,
+    silent,
+)
 from protocol.messages import MAX_DEPTH, Events, Hello, Limits, encode
 
 PLAY = Pending(7, "play", [3, 17, 88])

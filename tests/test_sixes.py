@@ -16,17 +16,16 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from arena import replay
 from arena.bots import load_bot
-from arena.catalog import get_game
 from arena.games import IllegalAnswer, SettingsError
-from arena.games import sixes as rules
-from arena.games.sixes import Settings, State
-from arena.match import GameSpec, MatchResult, MatchSpec, TimeLimits
-from arena.referee import play_match
-from arena.render import sixes as render
+from arena.games.registry import get_game
+from arena.games.sixes import render, rules
+from arena.games.sixes.rules import Settings, State
+from arena.play import replay
+from arena.play.match import GameSpec, MatchResult, MatchSpec, TimeLimits
+from arena.play.referee import play_match
+from arena.play.simulate import play_game, random_policy
 from arena.sandbox.local import LocalSandbox
-from arena.simulate import play_game, random_policy
 from protocol.bot import game_types
 from protocol.messages import Request
 from protocol.sixes import DECK, RANKS, Deal, GameEnd, Pass, Play, RoundEnd, RoundStart, View

@@ -17,8 +17,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from arena import catalog, replay
-from arena.catalog import ENV, games
+from arena.games import registry as catalog
+from arena.games.registry import ENV, games
+from arena.play import replay
 
 from .games.goofspiel.helpers import arena, goofspiel_bots, goofspiel_db
 from .games.goofspiel.record import ENV_VALUE, GOOFSPIEL

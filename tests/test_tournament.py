@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay
-from arena.schedule import MAX_GROUPS, groups, round_robin
+from arena.play import replay
 from arena.store import SCHEMA_VERSION, Store, StoreError
+from arena.tournaments.schedule import MAX_GROUPS, groups, round_robin
 
 from .conftest import SAMPLES, MakeBot, bot_pids
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
+from arena.bots.uploads import pack_upload
 from arena.store import Store
 from arena.store.submissions import Submissions
-from arena.uploads import pack_upload
 
 from .conftest import serving
 from .test_web_submissions import bot_folder, post, rows
@@ -237,7 +237,7 @@ def test_an_upload_that_does_not_hold_the_bot_it_names_is_400(door: Door, tmp_pa
 
 
 def test_the_stored_archive_is_the_canonical_tar_gzipped(door: Door, tmp_path: Path) -> None:
-    from arena.bundle import pack
+    from arena.bots.bundle import pack
 
     folder = bot_folder(tmp_path, "canon")
     assert post(door.url, door.tokens["ada"], pack_upload(folder))[0] == 202

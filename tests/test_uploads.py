@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.bundle import pack
-from arena.folder import content_hash
-from arena.uploads import UploadError, UploadLimits, pack_upload, receive_upload
+from arena.bots.bundle import pack
+from arena.bots.folder import content_hash
+from arena.bots.uploads import UploadError, UploadLimits, pack_upload, receive_upload
 
 from .conftest import SAMPLES
 
@@ -208,7 +208,7 @@ def test_a_1_gib_gzip_bomb_is_refused_without_inflating_it(tmp_path: Path) -> No
     work = tmp_path / "work"
     work.mkdir()
     script = (
-        "import sys; from pathlib import Path; from arena.uploads import UploadError, receive_upload\n"
+        "import sys; from pathlib import Path; from arena.bots.uploads import UploadError, receive_upload\n"
         "try: receive_upload(Path(sys.argv[1]).read_bytes(), Path(sys.argv[2]))\n"
         "except UploadError as e: print(e.status, e.message)\n"
         # VmHWM: this program's peak (ru_maxrss would keep the forking test runner's across exec)

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from arena import replay
-from arena.replay import DecisionLine, End, EventsLine
+from arena.play import replay
+from arena.play.replay import DecisionLine, End, EventsLine
 from arena.store import Store
 from arena.web import viewer
 from protocol.nimmt import HEADS

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena import replay
+from arena.play import replay
 from arena.web import viewer
 
 from .test_viewer import played

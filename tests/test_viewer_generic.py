@@ -16,9 +16,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena import replay, simulate
-from arena.catalog import NIMMT, registered
-from arena.replay import DecisionLine, EventsLine, Header
+from arena.games.registry import NIMMT, registered
+from arena.play import replay, simulate
+from arena.play.replay import DecisionLine, EventsLine, Header
 from arena.store import Store
 from arena.web import viewer
 

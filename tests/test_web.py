@@ -22,8 +22,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from arena.boards.board import interval_text, leaderboard
 from arena.store import Store, StoredGame
-from leaderboard.board import interval_text, leaderboard
 
 from .conftest import SAMPLES, serving
 from .test_boards import warned_db  # noqa: F401  (a shared fixture)

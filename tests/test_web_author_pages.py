@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from arena import replay
+from arena.bots.uploads import pack_upload
+from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 from arena.store.submissions import Submissions
-from arena.uploads import pack_upload
 from arena.web.authors import cookie_header, same_secret, steps
 
 from .conftest import SAMPLES, serving

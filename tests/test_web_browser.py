@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from arena.boards.board import interval_text, leaderboard
 from arena.store import Store
-from leaderboard.board import interval_text, leaderboard
 
 from .conftest import SAMPLES, serving
 from .test_boards import warned_db  # noqa: F401  (a shared fixture)
@@ -255,7 +255,7 @@ def test_the_tournament_page_updates_live(browser: Any, work: Path) -> None:  # 
 def test_the_game_page_replays_a_stored_game(browser: Any, site: str, web_db: Path) -> None:  # noqa: F811
     """Step the served viewer through a stored game: at several moments it draws the rows
     and scores the rules give for the stored replay."""
-    from arena import replay
+    from arena.play import replay
     from arena.web import viewer
 
     from .test_viewer_browser import DRAWN, go_to, open_page

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay
+from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 
 from .conftest import SAMPLES, serving

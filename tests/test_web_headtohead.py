@@ -17,8 +17,8 @@ import msgspec
 import numpy as np
 import pytest
 
+from arena.boards.board import head_to_head
 from arena.store import FinishedGame, SeatResult, Store
-from leaderboard.board import head_to_head
 from leaderboard.headtohead import matrix, pair_los, score_share, tally
 
 from .conftest import SAMPLES, serving

@@ -23,7 +23,9 @@ from typing import Any
 
 import pytest
 
-from arena import bundle, catalog, replay, simulate
+from arena.bots import bundle
+from arena.games import registry as catalog
+from arena.play import replay, simulate
 from arena.store import FinishedGame, SeatResult, Store
 from arena.store.submissions import CHECKING, Submissions
 from arena.web.data import WebError

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from arena import replay
+from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 from arena.web.axis_labels import label_width, spread
 from arena.web.charts import rating_chart

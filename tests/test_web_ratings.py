@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from arena.gauntlet import Reading, llr_series
 from arena.store import FinishedGame, SeatResult, Store, board_settings
+from arena.tournaments.gauntlet import Reading, llr_series
 from arena.web.caveats import board_caveats, row_marks
 from arena.web.charts import llr_chart
 from arena.web.gauntlets import decision_of

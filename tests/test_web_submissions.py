@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
+from arena.bots.uploads import pack_upload
 from arena.store import Store
 from arena.store.submissions import Submissions
-from arena.uploads import pack_upload
 
 from .conftest import SAMPLES, serving
 

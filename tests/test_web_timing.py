@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena import replay
+from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 from arena.web import charts, timing
 from arena.web.timing import Move, SeatTimes

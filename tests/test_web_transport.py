@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
+from arena.boards.csv_export import csv_text, safe_cell
 from arena.store import FinishedGame, SeatResult, Store
-from arena.tables import csv_text, safe_cell
 from arena.web.downloads import file_name
-from arena.web.transport import FOREVER, REVALIDATE, cache_control, etag_matches, etag_of
+from arena.web.etags import FOREVER, REVALIDATE, cache_control, etag_matches, etag_of
 
 from .conftest import SAMPLES, serving
 from .test_web import ARENA, NIMMT, api, copy_db, fetch, web_db, work  # noqa: F401  (shared fixtures)

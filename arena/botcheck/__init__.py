@@ -23,16 +23,15 @@ from typing import Any
 import msgspec
 import trio
 
+from arena.bots import Bot
+from arena.games import SettingsError
+from arena.games.registry import games as known_games
+from arena.games.registry import get_game
+from arena.play.session import Answered, Dropped, Faulted, Outbox, Pending, exchange, greet, is_legal, judge, seen_by
+from arena.sandbox.base import BotGone, BotProcess, Sandbox, StartError
+from arena.sandbox.framing import LineTooLong
+from arena.sandbox.images import ImageError
 from protocol.messages import MAX_LINE_BYTES, PROTOCOL_VERSION, Bye, GameOver, Hello, Limits, NewGame, encode
-
-from ..bots import Bot
-from ..catalog import games as known_games
-from ..catalog import get_game
-from ..games import SettingsError
-from ..sandbox.base import BotGone, BotProcess, Sandbox, StartError
-from ..sandbox.framing import LineTooLong
-from ..sandbox.images import ImageError
-from ..session import Answered, Dropped, Faulted, Outbox, Pending, exchange, greet, is_legal, judge, seen_by
 
 Opening = Callable[[Any, int], tuple[Any, list[Any]]]
 """``(settings, players) -> (state, events)``: where a game starts."""
@@ -255,7 +254,7 @@ def _covered(check: Check) -> str:
 
 class _Session:
     """Speaks to one bot process as the referee would, for one scenario: the same
-    session (``arena.session``) under the strict policy, where the first mistake is a
+    session (``arena.play.session``) under the strict policy, where the first mistake is a
     ``Failed`` that stops the scenario."""
 
     def __init__(self, process: BotProcess, limits: Limits, check: Check, scenario: Scenario) -> None:

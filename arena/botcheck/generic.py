@@ -8,10 +8,10 @@ import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from . import Scenario
+from arena.botcheck import Scenario
 
 if TYPE_CHECKING:
-    from ..catalog import AnyGame
+    from arena.games.registry import AnyGame
 
 
 def scrambled_ids() -> Iterator[int]:

@@ -3,7 +3,7 @@
 A game is a module of pure functions over an immutable state. The referee, the
 simulator and the replay checker only ever call the functions of ``Rules``; a module
 that lacks one, or whose signatures disagree, fails the type checker where it is
-registered (``arena.catalog``), not at run time.
+registered (``arena.games.registry``), not at run time.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ EventT = TypeVar("EventT")
 
 
 class Rules(Protocol[StateT, SettingsT, ViewT_co, AnswerT, EventT]):
-    """What a game module offers (``arena.games.nimmt`` is one), generic over its state,
+    """What a game module offers (``arena.games.nimmt.rules`` is one), generic over its state,
     settings, a seat's view, an answer and an event. Every function is pure."""
 
     MIN_PLAYERS: int

@@ -1,9 +1,9 @@
 """Showing games in the terminal. A game's renderer is found through its record
-(``arena.catalog``: ``get_game(name).terminal()``); ``generic`` serves a game without one."""
+(``arena.games.registry``: ``get_game(name).terminal()``); ``generic`` serves a game without one."""
 
 from __future__ import annotations
 
-from ..text import shown
+from arena.text import shown
 
 
 def seat_labels(names: list[str]) -> list[str]:

@@ -14,15 +14,15 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..replay import DecisionLine, DroppedLine, FaultLine, Header, Line, ReplayError, Step
-from ..text import shown
+from arena.play.replay import DecisionLine, DroppedLine, FaultLine, Header, Line, ReplayError, Step
+from arena.text import shown
 
 Note = FaultLine | DroppedLine
 """What the referee logged about a seat while a decision was asked of it."""
 
 
 class TerminalRenderer(Protocol):
-    """A game's terminal part (``arena.render.nimmt`` is one; ``arena.render.generic`` the fallback)."""
+    """A game's terminal part (``arena.games.nimmt.render`` is one; ``arena.render.generic`` the fallback)."""
 
     def live(self, events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
         """What ``arena play`` prints of events as they happen (rich renderables)."""

@@ -13,9 +13,9 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
-from . import seat_labels
-from .common import Note, header_lines, note_lines, show_pictures, time_text
+from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
+from arena.render import seat_labels
+from arena.render.common import Note, header_lines, note_lines, show_pictures, time_text
 
 _encode = msgspec.json.Encoder().encode
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .base import ResourceLimits, Sandbox, StartError
-from .images import ImageError
+from arena.sandbox.base import ResourceLimits, Sandbox, StartError
+from arena.sandbox.images import ImageError
 
 SandboxName = Literal["auto", "docker", "local", "unsafe-local"]
 
@@ -25,8 +25,8 @@ def sandbox_name(text: str) -> SandboxName | None:
 def clear_leftovers() -> None:
     """What dead arenas left (run folders, cgroups, containers), whatever the sandbox
     chosen now: every arena start does this, cheaply when there is nothing."""
-    from . import docker as docker_sandbox
-    from .leftovers import remove_leftovers
+    from arena.sandbox import docker as docker_sandbox
+    from arena.sandbox.leftovers import remove_leftovers
 
     remove_leftovers()
     docker_sandbox.remove_stale_containers_if_any()
@@ -39,15 +39,15 @@ def choose_sandbox(name: SandboxName, limits: ResourceLimits | None = None) -> t
     built (its thin SDK layer is made when bots are prepared, if the SDK changed), else
     bubblewrap; ``docker`` and ``local`` insist, with an error that names the fix.
     """
-    from .local import LocalSandbox
+    from arena.sandbox.local import LocalSandbox
 
     clear_leftovers()
     if name == "unsafe-local":
         return LocalSandbox(limits, unsafe=True), None
     if name == "local":
         return LocalSandbox(limits), None
-    from . import images
-    from .docker import DockerSandbox
+    from arena.sandbox import images
+    from arena.sandbox.docker import DockerSandbox
 
     try:
         client = images.connect()

@@ -13,7 +13,7 @@ from typing import Protocol
 import msgspec
 import trio
 
-from ..bots import Bot
+from arena.bots import Bot
 
 
 class BotGone(Exception):

@@ -104,7 +104,7 @@ class OwnCgroup(Cgroup):
     def create(cls, memory_mb: int, processes: int) -> OwnCgroup | None:
         """A new cgroup with these caps, or None where this arena cannot make one (not
         root, or no cgroup file system): the caller falls back to signals and rlimits."""
-        from .leftovers import CGROUP_DIR
+        from arena.sandbox.leftovers import CGROUP_DIR
 
         if os.geteuid() != 0:
             return None
@@ -143,7 +143,7 @@ class OwnCgroup(Cgroup):
                 _write(folder / "pids.max", processes)
                 return cgroup
         except OSError:
-            from .reaper import kill_cgroup
+            from arena.sandbox.reaper import kill_cgroup
 
             kill_cgroup(str(p) for p in ROOT.glob(f"*/{CGROUP_DIR}/{name}"))
             kill_cgroup([str(ROOT / CGROUP_DIR / name)])
@@ -178,13 +178,13 @@ class OwnCgroup(Cgroup):
     def watched(self) -> None:
         """Tell the watchdog at once, before any process joins: a cgroup of an arena killed
         at any moment is removed with it."""
-        from .reaper import Reaper
+        from arena.sandbox.reaper import Reaper
 
         Reaper.watch("cg", self.key)
 
     def remove(self) -> None:
         """Kill whatever is left in it and remove it."""
-        from .reaper import Reaper, kill_cgroup
+        from arena.sandbox.reaper import Reaper, kill_cgroup
 
         self.close()
         kill_cgroup(str(f) for f in self.folders)

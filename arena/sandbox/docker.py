@@ -44,13 +44,13 @@ import docker.errors
 import trio
 from docker.types import LogConfig, Ulimit
 
-from ..bots import Bot
-from .base import ResourceLimits, StartError
-from .cgroups import Cgroup
-from .images import BOT_PATH, LABEL, ImageError, bot_image, connect
-from .leftovers import private_dir
-from .pipes import PipedBot
-from .reaper import Reaper
+from arena.bots import Bot
+from arena.sandbox.base import ResourceLimits, StartError
+from arena.sandbox.cgroups import Cgroup
+from arena.sandbox.images import BOT_PATH, LABEL, ImageError, bot_image, connect
+from arena.sandbox.leftovers import private_dir
+from arena.sandbox.pipes import PipedBot
+from arena.sandbox.reaper import Reaper
 
 IO_PATH = "/arena/io"
 GRACE_SECONDS = 0.5

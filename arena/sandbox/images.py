@@ -52,8 +52,8 @@ from typing import IO, Any
 import docker
 import docker.errors
 
-from ..bots import PACKAGE_PATTERN, PACKAGE_RULE, Bot, content_hash, valid_name
-from ..folder import Entry, each_file, scan
+from arena.bots import PACKAGE_PATTERN, PACKAGE_RULE, Bot, content_hash, valid_name
+from arena.bots.folder import Entry, each_file, scan
 
 ROOTFS_VERSION = 1
 """Bump when ``PACKAGES`` or the way the root file system is made changes."""
@@ -382,7 +382,7 @@ def build_base(
                 progress(f"keeping the extra packages {', '.join(packages)} (--with changes them)")
         _set_extras(client, packages, force, progress)
         tag = _build_sdk_layer(client, force, progress)
-    from .outdated import outdated
+    from arena.sandbox.outdated import outdated
 
     stale = len(outdated(client, tag, set()))
     if stale:
@@ -619,7 +619,7 @@ def bot_tag(bot: Bot, digest: str) -> str:
 
 @contextlib.contextmanager
 def _folder_tar(folder: Path) -> Iterator[tuple[IO[bytes], str]]:
-    """The checked entries of ``folder`` (``arena.folder.scan``) as a tar at ``/bot``, in
+    """The checked entries of ``folder`` (``arena.bots.folder.scan``) as a tar at ``/bot``, in
     a temporary file, with the content hash of what it holds: files streamed, links as
     links, owned by root and readable by all."""
     entries = scan(folder)
@@ -719,7 +719,7 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
         f"{_package_check(bot.manifest.packages)}{build}\nstatus=$?\n[ $status -eq 0 ] || exit $status\n"
         f"command -v {program} >/dev/null 2>&1 || {{ echo {shlex.quote(MISSING_PROGRAM)} >&2; exit 127; }}"
     )
-    from .docker import build_log, create_build_container, remove_build_container, run_build
+    from arena.sandbox.docker import build_log, create_build_container, remove_build_container, run_build
 
     container = create_build_container(client, base, script, bot)
     try:

@@ -25,8 +25,8 @@ from typing import NamedTuple, Protocol
 
 import trio
 
-from .base import BotProcess
-from .framing import DRIP_PAUSE, DRIP_READS, EndOfStream, LineBuffer, LineTooLong, PipeLines
+from arena.sandbox.base import BotProcess
+from arena.sandbox.framing import DRIP_PAUSE, DRIP_READS, EndOfStream, LineBuffer, LineTooLong, PipeLines
 
 LINE_BUDGET = 100
 """Lines a bot may write between two of its requests (one answers; the rest answer

@@ -18,8 +18,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .base import StartError
-from .reaper import Reaper, kill_cgroup
+from arena.sandbox.base import StartError
+from arena.sandbox.reaper import Reaper, kill_cgroup
 
 RUN_ROOT_NAME = "sixarena-run"
 CGROUP_ROOT = Path("/sys/fs/cgroup")

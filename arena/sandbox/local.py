@@ -30,15 +30,15 @@ from typing import Any
 
 import trio
 
-from ..bots import Bot, content_hash
-from ..folder import FolderError, copy_folder, remove_tree, set_modes
-from .base import ResourceLimits, StartError
-from .cgroups import OwnCgroup
-from .leftovers import private_dir
-from .pipes import PipedBot
-from .reaper import Reaper
-from .runtime import Runtime, ensure_runtime, runtimes_root
-from .seccomp import bot_filter
+from arena.bots import Bot, content_hash
+from arena.bots.folder import FolderError, copy_folder, remove_tree, set_modes
+from arena.sandbox.base import ResourceLimits, StartError
+from arena.sandbox.cgroups import OwnCgroup
+from arena.sandbox.leftovers import private_dir
+from arena.sandbox.pipes import PipedBot
+from arena.sandbox.reaper import Reaper
+from arena.sandbox.runtime import Runtime, ensure_runtime, runtimes_root
+from arena.sandbox.seccomp import bot_filter
 
 GRACE_SECONDS = 0.5
 BUILD_SECONDS = 300

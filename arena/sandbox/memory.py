@@ -20,10 +20,10 @@ from typing import Any
 import msgspec
 import trio
 
-from ..bots import Bot
-from .base import BotGone, BotProcess, StderrLog
-from .framing import EndOfStream, LineBuffer, LineTooLong
-from .inbox import LINE_BUDGET, NOTHING, Budgets, Dropped, Received
+from arena.bots import Bot
+from arena.sandbox.base import BotGone, BotProcess, StderrLog
+from arena.sandbox.framing import EndOfStream, LineBuffer, LineTooLong
+from arena.sandbox.inbox import LINE_BUDGET, NOTHING, Budgets, Dropped, Received
 
 
 @dataclass(frozen=True, slots=True)

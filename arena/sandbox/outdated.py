@@ -8,8 +8,8 @@ import contextlib
 import docker
 import docker.errors
 
-from . import images
-from .images import BASE_REPOSITORY, BOT_REPOSITORY, LABEL, ROOTFS_REPOSITORY, Progress
+from arena.sandbox import images
+from arena.sandbox.images import BASE_REPOSITORY, BOT_REPOSITORY, LABEL, ROOTFS_REPOSITORY, Progress
 
 
 def outdated(client: docker.DockerClient, current: str, stored: set[str]) -> list[tuple[str, str]]:

@@ -11,8 +11,8 @@ import os
 
 import trio
 
-from .base import BotGone, StderrLog
-from .framing import DRIP_PAUSE, EndOfStream, PipeLines
+from arena.sandbox.base import BotGone, StderrLog
+from arena.sandbox.framing import DRIP_PAUSE, EndOfStream, PipeLines
 
 
 class PipedBot:

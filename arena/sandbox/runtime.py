@@ -38,7 +38,7 @@ from typing import Any
 
 import trio
 
-from .base import Sandbox, StartError
+from arena.sandbox.base import Sandbox, StartError
 
 LAYOUT = 1
 """Bump when the way a runtime is made changes (it is part of the hash)."""
@@ -135,7 +135,7 @@ def _open_to_bots(path: Path) -> bool:
     bots run as its own user), else one that others can reach and read."""
     if os.geteuid() != 0:
         return path.exists()
-    from .local import reachable_by_others
+    from arena.sandbox.local import reachable_by_others
 
     return reachable_by_others(path)
 
@@ -157,7 +157,7 @@ def _identity(path: str) -> str:
 def runtime_hash() -> str:
     """What the runtime would be made of, read without running anything: the arena's
     interpreter (and whether bots can read it), the system's, the SDK's files, msgspec."""
-    from ..bots import content_hash
+    from arena.bots import content_hash
 
     parts = [
         f"layout {LAYOUT}",
@@ -375,9 +375,8 @@ def probe_folder() -> Path:
 async def why_python_bots_fail(sandbox: Sandbox, progress: Callable[[str], None] | None = None) -> str | None:
     """Start the probe in ``sandbox`` and ask it hello: None if it answered, else why not
     (also what a cluster's worker asks after a match whose bots crashed: its sandbox, or them?)."""
+    from arena.bots import load_bot
     from protocol.messages import PROTOCOL_VERSION, Hello, HelloReply, Limits, decode_from_bot, encode
-
-    from ..bots import load_bot
 
     bot = load_bot(probe_folder())
     await trio.to_thread.run_sync(sandbox.prepare, bot, progress or (lambda line: None))

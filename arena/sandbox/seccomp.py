@@ -24,7 +24,7 @@ import errno
 import functools
 import tempfile
 
-from .base import StartError
+from arena.sandbox.base import StartError
 
 DENIED = (
     # namespaces and mounts

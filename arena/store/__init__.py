@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..bots import Bot, BotError, content_hash, load_bot
-from ..deals import commitment
-from ..folder import copy_folder, remove_tree, seal_read_only
+from arena.bots import Bot, BotError, content_hash, load_bot
+from arena.bots.folder import copy_folder, remove_tree, seal_read_only
+from arena.deals import commitment
 
 if TYPE_CHECKING:
-    from ..catalog import AnyGame
+    from arena.games.registry import AnyGame
 
 MIGRATIONS: list[str] = [
     # 1: the first schema.
@@ -267,7 +267,7 @@ def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
 
 def _game(game: str) -> AnyGame | None:
     """The catalog's record of ``game`` (None for a game the arena does not know)."""
-    from ..catalog import find_game
+    from arena.games.registry import find_game
 
     return find_game(game)
 

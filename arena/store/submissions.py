@@ -14,7 +14,7 @@ A submission's state::
                         \\-> rejected  \\-> rejected
 
 The web server writes ``received`` (``submit``); ``arena ladder run`` takes it on from
-there (``arena.pipeline``), one submission of an author at a time.
+there (``arena.tournaments.pipeline``), one submission of an author at a time.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import IO, Any, Protocol, TypeVar
 
 import msgspec
 
-from ..bots import NAME_RULE, valid_name
-from . import Store, now
+from arena.bots import NAME_RULE, valid_name
+from arena.store import Store, now
 
 RECEIVED, BUILDING, CHECKING, ACTIVE, REJECTED, RETIRED = (
     "received",

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import msgspec
 
-from ..bots import BotError
-from ..folder import content_hash, copy_folder, remove_tree, seal_read_only
-from . import SCHEMA_VERSION, Store, StoreError, snapshots_of
+from arena.bots import BotError
+from arena.bots.folder import content_hash, copy_folder, remove_tree, seal_read_only
+from arena.store import SCHEMA_VERSION, Store, StoreError, snapshots_of
 
 ATTEMPTS = 3
 """Copies tried when a snapshot the copied file names was removed meanwhile

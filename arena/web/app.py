@@ -29,17 +29,25 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..render.common import ms_text
-from ..text import shown
-from . import caveats, charts, downloads, privacy
-from .authors import account, author_routes
-from .data import Unavailable, WebError
-from .games_query import GamesAsked, filter_params, list_query, page_numbers, page_offset, parse_faults, short_time
-from .ladders import Ladders
-from .pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
-from .submit import COOKIE, PRIVATE, SubmitOptions, Writer
-from .submit import routes as submission_routes
-from .transport import Conditional
+from arena.render.common import ms_text
+from arena.text import shown
+from arena.web import caveats, charts, downloads, privacy
+from arena.web.authors import account, author_routes
+from arena.web.data import Unavailable, WebError
+from arena.web.etags import Conditional
+from arena.web.games_query import (
+    GamesAsked,
+    filter_params,
+    list_query,
+    page_numbers,
+    page_offset,
+    parse_faults,
+    short_time,
+)
+from arena.web.ladders import Ladders
+from arena.web.pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
+from arena.web.submit import COOKIE, PRIVATE, SubmitOptions, Writer
+from arena.web.submit import routes as submission_routes
 
 HERE = Path(__file__).resolve().parent
 log = logging.getLogger("arena.web")

@@ -26,10 +26,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from ..store.submissions import SESSION_SECONDS, Author, SubmissionError
-from ..uploads import UploadError
-from .data import Database
-from .submit import COOKIE, PRIVATE, Writer, capped_body, detail, linger
+from arena.bots.uploads import UploadError
+from arena.store.submissions import SESSION_SECONDS, Author, SubmissionError
+from arena.web.data import Database
+from arena.web.submit import COOKIE, PRIVATE, Writer, capped_body, detail, linger
 
 SIGNIN_COOKIE = "arena_signin"
 """The sign-in form's own CSRF pair: this cookie and the form's hidden field agree."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .axis_labels import label_width, spread
+from arena.web.axis_labels import label_width, spread
 
 BAR_WIDTH = 100.0
 """An error bar is drawn in a 0-100 wide box stretched to its cell."""

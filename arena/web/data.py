@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from ..store import Store, StoreError
+from arena.store import Store, StoreError
 
 log = logging.getLogger("arena.web")
 T = TypeVar("T")

@@ -1,6 +1,6 @@
 """The site's tables as CSV files (``format=csv`` on the API): a page's JSON data in, a
 file name and its text out. The columns are those of ``arena games --format csv`` and
-``arena leaderboard --format csv`` (the same code, ``arena.tables``), or the JSON fields."""
+``arena leaderboard --format csv`` (the same code, ``arena.boards.csv_export``), or the JSON fields."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..tables import boards_csv, games_csv, records_csv
+from arena.boards.csv_export import boards_csv, games_csv, records_csv
 
 TOURNAMENT_COLUMNS = (
     "name", "game", "variant", "key", "label", "status", "health.state", "created", "finished",
@@ -28,7 +28,7 @@ def file_name(*parts: Any) -> str:
 
 
 def _boards(boards: list[dict[str, Any]]) -> str:
-    from leaderboard.board import Row
+    from arena.boards.board import Row
 
     return boards_csv({b["key"]: b["rows"] for b in boards}, Row.__struct_fields__)
 

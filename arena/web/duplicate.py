@@ -1,6 +1,6 @@
 """One deal in all its seat rotations: what duplicate deals are for.
 
-A tournament plays each deal once per rotation of the seats (``arena.schedule``): the
+A tournament plays each deal once per rotation of the seats (``arena.tournaments.schedule``): the
 games of one deal group share their tournament, match and deal, and seat S holds the
 same hand in each of them. So the scores of one hand compare bots on the very same
 cards, and a bot's total over a full rotation owes nothing to the luck of the deal.
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from ..store import StoredGame
+from arena.store import StoredGame
 
 
 def short_names(refs: Sequence[str]) -> dict[str, str]:

@@ -9,10 +9,10 @@ from typing import Any
 
 import msgspec
 
-from .. import replay as replay_files
-from ..store import Store, StoreError
-from ..store.submissions import Submission
-from .pages import grouped_faults, stderr_tail
+from arena.play import replay as replay_files
+from arena.store import Store, StoreError
+from arena.store.submissions import Submission
+from arena.web.pages import grouped_faults, stderr_tail
 
 STDERR_GAMES = 5
 """The bot's newest games whose stderr its author sees."""

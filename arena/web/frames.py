@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from ..replay import Header, Step
+from arena.play.replay import Header, Step
 
 Frame = dict[str, Any]
 """One moment of a game as JSON-able builtins (docs/viewer.md, "Every frame")."""
@@ -54,14 +54,14 @@ class WebFrames(Protocol):
 
 def nimmt_frames() -> WebFrames:
     """6 nimmt!'s web part: rows, hands, piles, a frame per card placed."""
-    from .frames_nimmt import NimmtFrames
+    from arena.games.nimmt.frames import NimmtFrames
 
     return NimmtFrames()
 
 
 def sixes_frames() -> WebFrames:
     """Sixes' web part: suit runs, hands, chips and the pot."""
-    from .frames_sixes import SixesFrames
+    from arena.games.sixes.frames import SixesFrames
 
     return SixesFrames()
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from .data import WebError
+from arena.web.data import WebError
 
 FILTERS = ("tournament", "bot", "opponent", "board", "faults", "from", "to")
 """The filters of ``/games`` and ``/api/games``, in the order their links spell them."""

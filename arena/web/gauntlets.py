@@ -1,6 +1,6 @@
 """A gauntlet's page: NEW against the field, the sequential test's parameters, its
 verdict and the LLR after each deal group, read from the stored games by
-``arena.gauntlet`` exactly as ``arena gauntlet`` reads them (so the page and the command
+``arena.tournaments.gauntlet`` exactly as ``arena gauntlet`` reads them (so the page and the command
 agree on every number)."""
 
 from __future__ import annotations
@@ -11,9 +11,18 @@ from typing import Any
 
 import msgspec
 
-from ..gauntlet import Versus, against_each, against_field, elo_text, llr_series, read, spec_of, verdict_line
-from ..store import Store, Tournament
-from ..tournament import TournamentConfig
+from arena.store import Store, Tournament
+from arena.tournaments.gauntlet import (
+    Versus,
+    against_each,
+    against_field,
+    elo_text,
+    llr_series,
+    read,
+    spec_of,
+    verdict_line,
+)
+from arena.tournaments.roundrobin import TournamentConfig
 
 VERDICTS = {
     "H1": "H1 accepted",

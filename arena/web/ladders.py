@@ -14,11 +14,11 @@ import threading
 import time
 from typing import Any
 
-from ..league import deals_of
-from ..store import Store, Tournament
-from ..store.submissions import RETIRED, WAITING, Submission, Submissions
-from .data import Unavailable, WebError
-from .pages import RECENT, Site, kind, listed, seconds_since, tournament_health
+from arena.store import Store, Tournament
+from arena.store.submissions import RETIRED, WAITING, Submission, Submissions
+from arena.tournaments.plan import deals_of
+from arena.web.data import Unavailable, WebError
+from arena.web.pages import RECENT, Site, kind, listed, seconds_since, tournament_health
 
 
 def is_ladder(t: Tournament) -> bool:

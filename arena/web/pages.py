@@ -16,17 +16,26 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .. import catalog
-from .. import replay as replay_files
-from ..league import deals_of
-from ..store import GameFilter, ReplayPruned, Store, StoreError, Tournament, board_label, board_settings, board_variant
-from .caveats import board_caveats
-from .data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
-from .games_query import GamesAsked, split_board, started_range
-from .stamps import KindStamps, agrees, merged, read_after
+from arena.games import registry as catalog
+from arena.play import replay as replay_files
+from arena.store import (
+    GameFilter,
+    ReplayPruned,
+    Store,
+    StoreError,
+    Tournament,
+    board_label,
+    board_settings,
+    board_variant,
+)
+from arena.tournaments.plan import deals_of
+from arena.web.caveats import board_caveats
+from arena.web.data import FINAL, STALE, Cached, Database, Lru, Revalidating, Unavailable, WebError
+from arena.web.games_query import GamesAsked, split_board, started_range
+from arena.web.stamps import KindStamps, agrees, merged, read_after
 
 if TYPE_CHECKING:
-    from leaderboard.board import Anchor
+    from arena.boards.board import Anchor
 
 GAMES_LIMIT = 500
 """The most games one request of ``/api/games`` returns."""
@@ -81,7 +90,7 @@ def check_kind(game: str | None, variant: str | None) -> str | None:
 
 def parse_anchor_param(text: str | None) -> Anchor | None:
     """``anchor=NAME[:VERSION]=ELO``, or 400 naming the expected form."""
-    from leaderboard.board import parse_anchor
+    from arena.boards.board import parse_anchor
 
     if text is None:
         return None
@@ -125,7 +134,7 @@ def standing_of(board: dict[str, Any], ref: str, label: str, href: str) -> dict[
     (a bound such as ``> 1454`` for a bot that won every comparison), ``interval`` (its
     95% interval, empty without one), ``rank`` of ``of`` (the bots it can be ranked
     with: its component's); None when it is not on the board."""
-    from .charts import errorbar
+    from arena.web.charts import errorbar
 
     row = next((r for r in board["rows"] if r["bot"] == ref), None)
     if row is None:
@@ -232,7 +241,7 @@ class Site:
         make it stale. With ``anchor``, that
         bot has that Elo (``AnchorError`` when it is not on the board); anchored boards
         are computed on request and a few are kept."""
-        from leaderboard.board import board_scope, decode_rows, find_anchor, leaderboard
+        from arena.boards.board import board_scope, decode_rows, find_anchor, leaderboard
 
         if anchor is not None:
             remembered = (game, variant, tournament, through, anchor, stamp)
@@ -305,7 +314,7 @@ class Site:
     def head_to_head(self, store: Store, stamp: int, board: dict[str, Any]) -> dict[str, Any]:
         """The board's head-to-head matrix (``leaderboard.headtohead.matrix``), bots in its
         rank order. Tallied once per ``stamp`` (as the board is); ordering it costs nothing."""
-        from leaderboard.board import decode_tally, head_to_head, head_to_head_scope
+        from arena.boards.board import decode_tally, head_to_head, head_to_head_scope
         from leaderboard.headtohead import matrix
 
         game, variant, tournament = board["game"], board["variant"], board["tournament"]
@@ -320,7 +329,7 @@ class Site:
         with self._planned_lock:
             if tournament.id in self._planned:
                 return self._planned[tournament.id]
-        from ..league import schedule_of
+        from arena.tournaments.plan import schedule_of
 
         try:
             total: int | None = sum(len(m.games) for m in schedule_of(tournament))
@@ -334,7 +343,7 @@ class Site:
         """A tournament as a list shows it. A gauntlet carries its standing (how far its
         test got, its verdict: ``gauntlet.standing``), and a sequential one no games
         planned: its schedule is only a cap, most of which the test never plays."""
-        from ..gauntlet import standing
+        from arena.tournaments.gauntlet import standing
 
         gauntlet = None
         if "gauntlet" in t.config:
@@ -392,7 +401,7 @@ class Site:
         """Every board (of ``game``; or the one of ``variant``, or of the key ``board``),
         each anchored on ``anchor_text`` (``NAME[:VERSION]=ELO``) when that bot is on it:
         400 when it is on none of them."""
-        from leaderboard.board import AnchorError
+        from arena.boards.board import AnchorError
 
         if board is not None:
             if game is not None or variant is not None:
@@ -493,7 +502,7 @@ class Site:
     def gauntlet(self, name: str) -> dict[str, Any]:
         """A gauntlet's test, verdict and LLR path (``gauntlets.gauntlet_data``), recomputed
         when a game is added; ``verdict`` is ``running`` while an arena plays it undecided."""
-        from .gauntlets import VERDICTS, gauntlet_data
+        from arena.web.gauntlets import VERDICTS, gauntlet_data
 
         with self.db.store() as store:
             t = store.get_tournament(name)
@@ -741,7 +750,7 @@ class Site:
 
     def duplicate(self, game_id: int) -> dict[str, Any]:
         """The game's deal in every rotation of the seats (``duplicate.deal_group``)."""
-        from .duplicate import deal_group
+        from arena.web.duplicate import deal_group
 
         with self.db.store() as store:
             games = store.deal_games(game_id)
@@ -763,7 +772,7 @@ class Site:
     def game_times(self, game_id: int) -> list[dict[str, Any]] | None:
         """Each seat's time per move and bank in the game (None: its replay cannot be read,
         and the page still shows the rest)."""
-        from .timing import game_times, seat_times
+        from arena.web.timing import game_times, seat_times
 
         try:
             return game_times(seat_times(replay_files.loads(self.replay(game_id), f"game {game_id}")))
@@ -789,7 +798,7 @@ class Site:
         cached = self.frame_cache.get(game_id)
         if cached is not None:
             return cached
-        from . import viewer
+        from arena.web import viewer
 
         data = self.replay(game_id)
         try:
@@ -872,7 +881,7 @@ def tournament_health(
             state = "running"
             text = "running · no game yet" if ago is None else f"running · last game {spoken_duration(ago)} ago"
     else:
-        from ..league import resume_command
+        from arena.tournaments.plan import resume_command
 
         resume = resume_command(t, db)
         state = "interrupted"
@@ -894,7 +903,7 @@ TIMES_GAMES = 200
 def bot_times(store: Store, bot_id: int, ref: str, games: int = TIMES_GAMES) -> dict[str, Any]:
     """The bot's time per move over its newest ``games`` games (``timing.summary``),
     their replays read one at a time; a replay that cannot be read is counted, not used."""
-    from .timing import seat_times, summary
+    from arena.web.timing import seat_times, summary
 
     seats = []
     unreadable = 0

@@ -19,9 +19,9 @@ from typing import Any
 
 import msgspec
 
-from ..store import Store
-from ..store.submissions import Submissions
-from .data import WebError
+from arena.store import Store
+from arena.store.submissions import Submissions
+from arena.web.data import WebError
 
 NOTE = "stderr shown to its author only"
 """What replaces a submitted bot's stderr for everyone else."""

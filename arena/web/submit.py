@@ -5,7 +5,7 @@ Before a byte of the body is read: the token (401), the author's uploads under w
 most ``per_author``, 429) and everyone's (``in_flight``, 503), the hourly rate (429) and,
 when the request names its bot (``Arena-Bot: NAME:VERSION``), the name's owner (403) and
 the version (409). The body then goes to an unnamed file on disk as it comes, up to the
-cap (413) and within ``body_seconds`` (408), never into memory; ``arena.uploads`` checks,
+cap (413) and within ``body_seconds`` (408), never into memory; ``arena.bots.uploads`` checks,
 unpacks and packs it again (``unpacking`` at a time, the others waiting with their file)
 and only then is anything written, in one transaction (``Submissions.submit``), the
 archive copied in chunks. The token is never logged, echoed or put in a URL. Without
@@ -31,12 +31,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..bots import valid_name
-from ..store import Store
-from ..store.submissions import Author, Submission, SubmissionError, Submissions
-from ..uploads import UploadError, UploadLimits, receive_upload
-from .data import Database
-from .evidence import bot_evidence
+from arena.bots import valid_name
+from arena.bots.uploads import UploadError, UploadLimits, receive_upload
+from arena.store import Store
+from arena.store.submissions import Author, Submission, SubmissionError, Submissions
+from arena.web.data import Database
+from arena.web.evidence import bot_evidence
 
 COOKIE = "arena_session"
 """The cookie of a signed-in browser (``Submissions.open_session``)."""

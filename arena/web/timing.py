@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..render.common import ms_text
-from ..replay import DecisionLine, FaultLine, Header, Line
+from arena.play.replay import DecisionLine, FaultLine, Header, Line
+from arena.render.common import ms_text
 
 BINS: tuple[tuple[str, float], ...] = (
     ("0–10%", 0.10),

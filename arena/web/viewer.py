@@ -1,6 +1,6 @@
 """The replay viewer's data: a verified replay cut into frames that a browser draws.
 
-``frames(lines)`` re-simulates a replay with ``arena.replay.verify``, so the rules stay
+``frames(lines)`` re-simulates a replay with ``arena.play.replay.verify``, so the rules stay
 the only judge of what happened, and hands the steps to the game's web part (its
 record's ``web``, else ``GenericFrames``), which cuts them into frames, one per moment a
 spectator would want to see. Every frame holds the whole table, so a viewer draws any
@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import catalog
-from ..render.common import bank_text, ms_text
-from ..replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, verify
-from .frames import Frame, count, letters
-from .timing import turn_marks
+from arena.games import registry as catalog
+from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, verify
+from arena.render.common import bank_text, ms_text
+from arena.web.frames import Frame, count, letters
+from arena.web.timing import turn_marks
 
 FORMAT = 1
 """The version of the frames format (docs/viewer.md)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.catalog import GameRecord, Score
+from arena.games.registry import GameRecord, Score
 
 from . import rules, wire
 

@@ -1,0 +1,1 @@
+"""Leaderboards from stored results: loading, tables, JSON and CSV."""

@@ -1,0 +1,115 @@
+"""``arena serve``: the leaderboards, tournaments, bots and replays on the web."""
+
+from __future__ import annotations
+
+import signal
+from functools import partial
+from typing import Annotated, Any
+
+import typer
+
+from arena.cli.common import DEFAULT_DB, DbOption, console, err_console, fail, user_errors
+
+
+async def _until_stopped() -> None:
+    """Return at Ctrl-C or SIGTERM: Hypercorn then shuts down gracefully."""
+    import trio
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            return
+
+
+def serve(
+    db: DbOption = DEFAULT_DB,
+    host: Annotated[str, typer.Option(help="The address to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8000,
+    submissions: Annotated[
+        bool,
+        typer.Option(
+            "--submissions",
+            help="Also take bots from authors (`arena author add` makes them): the only writes the server makes.",
+        ),
+    ] = False,
+    per_hour: Annotated[
+        int,
+        typer.Option("--submissions-per-hour", help="With --submissions: at most this many an author an hour.", min=1),
+    ] = 10,
+    max_upload_mb: Annotated[
+        float, typer.Option("--max-upload-mb", help="With --submissions: the largest upload, packed.", min=0.01)
+    ] = 20.0,
+    upload_seconds: Annotated[
+        float,
+        typer.Option("--upload-seconds", help="With --submissions: the longest an upload may take to arrive.", min=0.1),
+    ] = 120.0,
+) -> None:
+    """Serve the leaderboards, tournaments, bots and replays as web pages and JSON.
+
+    A missing database is no error: the pages say so until a tournament creates it.
+    Serving never writes to the database, so it can run beside a tournament; with
+    --submissions it writes the authors' submissions, and nothing else.
+    """
+    import trio
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    from arena.web.app import asgi_app
+
+    if db.is_dir():
+        fail(f"{db}: is a folder, not a database file")
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.loglevel = "WARNING"
+    config.accesslog = None
+    from arena.text import log_safely
+
+    config.errorlog = log_safely("hypercorn.error", "arena")
+    config.graceful_timeout = 1.0
+    submit = None
+    if submissions:
+        import dataclasses
+
+        from arena.bots.uploads import UploadLimits
+        from arena.web.submit import SubmitOptions
+
+        limits = dataclasses.replace(UploadLimits(), packed_bytes=round(max_upload_mb * 2**20))
+        submit = SubmitOptions(per_hour, limits, body_seconds=upload_seconds)
+    with user_errors():
+        web_app: Any = asgi_app(db, submit=submit)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(partial(hypercorn_serve, web_app, config, shutdown_trigger=_until_stopped))
+            shown = host if host not in ("0.0.0.0", "::") else "localhost"
+            url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"
+            console.print(
+                f"serving [bold]{db}[/] at [link={url}]{url}[/link]"
+                + (" (taking submissions; Ctrl-C stops)" if submissions else " (read-only; Ctrl-C stops)"),
+                soft_wrap=True,
+            )
+            if binds and len(binds) > 1:
+                console.print(f"listening on {', '.join(binds)}")
+            if not db.exists():
+                err_console.print(
+                    f"[yellow]no database at {db} yet[/]: the pages say so until a tournament creates it",
+                    soft_wrap=True,
+                )
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:  # before the server was up
+        pass
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except BaseExceptionGroup as group:
+        if group.subgroup(KeyboardInterrupt) is not None:
+            pass
+        else:
+            failed = group.subgroup(OSError)
+            if failed is None:
+                raise
+            first: BaseException = failed
+            while isinstance(first, BaseExceptionGroup):
+                first = first.exceptions[0]
+            fail(f"cannot listen on {host}:{port}: {getattr(first, 'strerror', None) or first}")
+    console.print("stopped")

@@ -1,0 +1,1 @@
+"""Tournaments on a Dask cluster: the coordinator, the node's side, the ports."""

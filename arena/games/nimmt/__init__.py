@@ -1,0 +1,1 @@
+"""The 6 nimmt! game: everything the arena knows of it, in one folder."""

@@ -1,0 +1,1 @@
+"""Sixes, the Spanish shedding game: everything the arena knows of it, in one folder."""

@@ -1,0 +1,1 @@
+"""Playing one match: its description, the bot sessions, the referee, the replay."""

@@ -1,0 +1,1 @@
+"""Many matches: schedules, plans, round robins, gauntlets, the ladder."""
