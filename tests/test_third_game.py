@@ -18,6 +18,7 @@ import msgspec
 import pytest
 
 from arena.games import registry as catalog
+from arena.games.nimmt import GAME as NIMMT
 from arena.games.registry import ENV, games
 from arena.play import replay
 
@@ -67,11 +68,11 @@ def test_registered_holds_a_game_for_the_block_only(monkeypatch: pytest.MonkeyPa
     assert "goofspiel" not in games()
     with pytest.raises(catalog.CatalogError, match="unknown game 'goofspiel'"):
         catalog.get_game("goofspiel")
-    stand_in = dataclasses.replace(catalog.NIMMT, title="Stand-in")
+    stand_in = dataclasses.replace(NIMMT, title="Stand-in")
     with pytest.raises(RuntimeError), catalog.registered(stand_in):
         assert catalog.get_game("nimmt") is stand_in
         raise RuntimeError
-    assert catalog.get_game("nimmt") is catalog.NIMMT, "the record it replaced is back"
+    assert catalog.get_game("nimmt") is NIMMT, "the record it replaced is back"
 
 
 def test_play_shows_the_events_as_json_lines_and_the_standings(played: tuple[str, Path], registered: None) -> None:
