@@ -444,7 +444,8 @@ def _illegal_fix(answer: Any, legal: list[Any], kind: str, name: str) -> tuple[s
     ``name`` is what the game calls an answer of this kind (its record's ``answer_names``)."""
     unquoted = _unquote(answer)
     if unquoted != answer and is_legal(unquoted, legal):
-        fix = f"{name} is a JSON number, not a string: answer {_json(unquoted)}, not {_json(answer)}"
+        what = "a list of JSON numbers, not of strings" if isinstance(unquoted, list) else "a JSON number, not a string"
+        fix = f"{name} is {what}: answer {_json(unquoted)}, not {_json(answer)}"
         return fix, "illegal: a number as a string"
     example = f" (such as {_short(_json(legal[0]), 60)})" if legal else ""
     return f"answer one element of `legal`, exactly as it is{example}", f"illegal {kind}"
