@@ -166,3 +166,63 @@ def test_nothing_outside_its_folder_names_the_game() -> None:
             if path.is_file() and path.suffix in (".py", ".js", ".html", ".toml", ".css"):
                 assert "goofspiel" not in path.read_text().lower(), path
     assert GOOFSPIEL.renderer is None and GOOFSPIEL.web is None and GOOFSPIEL.scenarios is None
+
+
+def test_the_built_in_games_register_as_an_outside_game_does() -> None:
+    """Each built-in record lives in its game's folder and the registry names it as
+    ``ARENA_GAMES`` names Goofspiel; it imports no game, and no part of one, itself."""
+    from arena.games import nimmt, sixes
+
+    assert catalog.BUILT_IN == ("arena.games.nimmt:GAME", "arena.games.sixes:GAME")
+    assert catalog.get_game("nimmt") is nimmt.GAME and catalog.get_game("sixes") is sixes.GAME
+    named = sorted(module_imports()["arena.games.registry"])
+    assert named == ["arena.games.base", "arena.games.parts"], named
+    for record in (nimmt.GAME, sixes.GAME):
+        for part in (record.renderer, record.web, record.scenarios, record.drawer):
+            assert isinstance(part, str) and part.startswith(f"arena.games.{record.name}")
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Every module of the arena and the protocol, and the modules it imports anywhere
+    (at the top, inside functions, under ``TYPE_CHECKING``)."""
+    import ast
+
+    modules = {}
+    for package in ("arena", "protocol", "leaderboard"):
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                    base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    found.add(target)
+        graph[name] = found
+    return graph
+
+
+def test_no_import_cycle_runs_through_the_registry() -> None:
+    """Was: registry -> pictures, web frames, battery -> replay -> registry (13 modules)."""
+    graph = module_imports()
+    start = "arena.games.registry"
+    seen, stack = set(), list(graph[start])
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(graph[name])
+    assert start not in seen, f"the registry imports, through others, itself: {sorted(seen)}"
+    assert seen <= {"arena.games.base", "arena.games.parts", "arena.games.chance"}, sorted(seen)

@@ -7,6 +7,7 @@ terminal's generic pictures count the same rounds as the viewer."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import urllib.error
@@ -22,12 +23,17 @@ from arena.games.registry import registered
 from arena.play import replay, simulate
 from arena.store import Store
 from arena.web import viewer
+from protocol.bot import Bot, run
+from protocol.messages import Bye, Hello, HelloReply, Limits, encode, from_bot_decoder
 
 from .conftest import serving
 from .games.liars_dice.helpers import arena, liars_db, liars_env
 from .games.liars_dice.record import LIARS_DICE
 from .games.liars_dice.wire import Call, Roll
 from .test_cli import assert_clean_error
+from .test_viewer_browser import go_to as keys_to
+from .test_viewer_browser import wait_for
+from .test_viewer_generic import severe_logs
 
 PLAYERS = 3
 
@@ -96,10 +102,6 @@ def test_the_terminal_counts_the_rounds_the_viewer_shows(known: None, tmp_path: 
 
 def test_the_sdk_plays_a_game_a_bot_lists_no_games_for() -> None:
     """Was: a ``Bot`` without ``games`` played 6 nimmt! only, refusing any other game."""
-    import io
-
-    from protocol.bot import Bot, run
-    from protocol.messages import Bye, Hello, HelloReply, Limits, encode, from_bot_decoder
 
     class Any(Bot):
         name, version = "any", "1.0"
@@ -151,9 +153,7 @@ def game_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def go_to(browser: Any, data: dict[str, Any], target: int) -> dict[str, Any]:
     """Frame ``target`` reached with the keys, and what the page draws there."""
-    from . import test_viewer_browser
-
-    test_viewer_browser.go_to(browser, data, target)
+    keys_to(browser, data, target)
     drawn: dict[str, Any] = browser.execute_script(DRAWN)
     return drawn
 
@@ -212,9 +212,6 @@ def test_the_server_sends_a_game_its_drawer_as_it_sends_its_scripts(
 def test_a_served_game_is_drawn_by_the_drawer_it_brings(
     browser: Any, liars_board: Path, game_env: None, known: None
 ) -> None:
-    from .test_viewer_generic import severe_logs
-    from .test_viewer_browser import wait_for
-
     severe_logs(browser)  # what earlier tests left in the console
     with serving(liars_board) as site:
         with Store(liars_board) as store:
@@ -229,9 +226,6 @@ def test_a_served_game_is_drawn_by_the_drawer_it_brings(
 
 @pytest.mark.browser
 def test_replay_html_holds_the_games_drawer(browser: Any, tmp_path: Path, known: None) -> None:
-    from .test_viewer_browser import wait_for
-    from .test_viewer_generic import severe_logs
-
     source, out = tmp_path / "liars.jsonl", tmp_path / "liars.html"
     lines = played(8)
     replay.write(source, lines)

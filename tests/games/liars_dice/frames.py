@@ -71,7 +71,9 @@ class _Table(TableFrames):
                 self.turn += 1
                 self.bids.append([seat, quantity, face])
                 said = bid_text(quantity, face)
-                self.add("bid", f"Turn {self.turn} · {letters[seat]} bids {said}", {"seat": seat, "bid": [quantity, face]})
+                self.add(
+                    "bid", f"Turn {self.turn} · {letters[seat]} bids {said}", {"seat": seat, "bid": [quantity, face]}
+                )
             case Call(seat=seat, bidder=bidder, quantity=quantity, face=face, count=shown, loser=loser, dice=dice):
                 self.turn += 1
                 self.dice = [list(d) for d in dice]
