@@ -79,7 +79,7 @@ class Bot:
     name = "bot"
     version = "0"
     games: tuple[str, ...] = ()
-    """The games this bot plays (``("nimmt",)``); empty: any game it is offered."""
+    """The games this bot plays (``("mygame",)``); empty: any game it is offered."""
 
     def hello(self, hello: Hello) -> bool:
         """Called once per session; return False to refuse the game."""

@@ -59,7 +59,7 @@ class Score:
     """How a game scores, for tables, labels and the viewer."""
 
     unit: str
-    """What a score counts, plural (``heads``, ``chips``)."""
+    """What a score counts, plural (``points``)."""
     lower_is_better: bool
     per_round: str = "Score/round"
     """The heading of the average score per round."""
@@ -76,7 +76,7 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
     name: str
     """The name in manifests, replays, the store and on the command line."""
     title: str
-    """The name people read (``6 nimmt!``)."""
+    """The name people read (``Liar's dice`` for ``liars-dice``)."""
     rules: Rules[StateT, SettingsT, ViewT, AnswerT, EventT]
     view: Any
     """The wire type of a seat's view (a msgspec type: the SDK decodes requests with it)."""
