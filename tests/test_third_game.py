@@ -165,7 +165,12 @@ def test_nothing_outside_its_folder_names_the_game() -> None:
         for path in (ROOT / folder).rglob("*"):
             if path.is_file() and path.suffix in (".py", ".js", ".html", ".toml", ".css"):
                 assert "goofspiel" not in path.read_text().lower(), path
-    assert GOOFSPIEL.renderer is None and GOOFSPIEL.web is None and GOOFSPIEL.scenarios is None
+    assert (
+        GOOFSPIEL.renderer is None
+        and GOOFSPIEL.web is None
+        and GOOFSPIEL.scenarios is None
+        and GOOFSPIEL.drawer is None
+    )
 
 
 def test_the_built_in_games_register_as_an_outside_game_does() -> None:

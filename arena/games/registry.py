@@ -17,6 +17,7 @@ registry is asked, so outside games also reach ``arena`` commands run in another
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.resources
 import os
@@ -191,8 +192,6 @@ __all__ = [
 
 _REGISTRY: dict[str, AnyGame] = {}
 """The games ``register`` added (one of them may stand in for a built-in game)."""
-_built_in: dict[str, AnyGame] = {}
-"""The records ``BUILT_IN`` names, imported on the first question."""
 _from_env: dict[str, dict[str, AnyGame]] = {}
 """The records of an ``ARENA_GAMES`` value, imported once per value."""
 
@@ -220,11 +219,11 @@ def registered(record: AnyGame) -> Iterator[AnyGame]:
             _REGISTRY[record.name] = before
 
 
+@functools.cache
 def _built_in_games() -> dict[str, AnyGame]:
-    """The arena's own games, imported once, exactly as ``ARENA_GAMES`` entries are."""
-    if not _built_in:
-        _built_in.update((record.name, record) for record in map(_import_record, BUILT_IN))
-    return _built_in
+    """The arena's own games, imported on the first question exactly as ``ARENA_GAMES``
+    entries are, then kept (whole: a thread asking meanwhile never sees half of them)."""
+    return {record.name: record for record in map(_import_record, BUILT_IN)}
 
 
 def _env_games() -> dict[str, AnyGame]:
