@@ -1,4 +1,6 @@
-"""Liar's dice's catalog record: rules, wire types and score, and no optional part."""
+"""Liar's dice's record: rules, wire types and score, its web frames and its viewer's
+drawer, named by import path as the arena's own games name theirs; no terminal
+pictures or battery of its own (the generic ones serve)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ LIARS_DICE: GameRecord[rules.State, rules.Settings, wire.View, wire.Answer, wire
     event=wire.Event,
     score=Score("chips", lower_is_better=False, per_round="Chips/round", per_round_short="Chips"),
     private=("dice",),
+    web="tests.games.liars_dice.frames:LiarsFrames",
+    drawer="tests.games.liars_dice:viewer.js",
+    answer_names={"bid": "a bid"},
 )
 
 ENV_VALUE = "tests.games.liars_dice.record:LIARS_DICE"
