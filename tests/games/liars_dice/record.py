@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.games.registry import GameRecord, Score
+from arena.games.kit import GameRecord, Score
 
 from . import rules, wire
 
@@ -13,7 +13,7 @@ LIARS_DICE: GameRecord[rules.State, rules.Settings, wire.View, wire.Answer, wire
     view=wire.View,
     event=wire.Event,
     score=Score("chips", lower_is_better=False, per_round="Chips/round", per_round_short="Chips"),
-    private=("dice",),
+    private=("State.dice", "Roll.dice"),
 )
 
 ENV_VALUE = "tests.games.liars_dice.record:LIARS_DICE"
