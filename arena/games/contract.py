@@ -45,6 +45,8 @@ from arena.play import replay
 from arena.play.simulate import Policy, random_policy, replay_of
 
 T = TypeVar("T")
+Replayed = tuple[list[replay.Line], list[replay.Step]]
+"""A replay's lines as read back, and the steps ``verify`` made of them."""
 
 MAX_DECISIONS = 100_000
 """A random game that asks more decisions than this is taken never to end."""
@@ -131,16 +133,17 @@ def check(record: AnyGame, games: int = 3, seed: int = 0) -> list[Problem]:
         found = report.attempt(RECORD, "", get_game, record.name)
         if found is not None and found is not record:
             report.add(RECORD, "", f"another game named {record.name!r} is registered (ARENA_GAMES): replays find it")
-        widest: dict[str, tuple[list[replay.Line], str]] = {}
+        widest: dict[str, tuple[Replayed, str]] = {}
         for settings, players in cases:
-            for number in range(games):
-                _play(record, settings, players, seed + number, privacy, report)
+            ended = [_play(record, settings, players, seed + number, privacy, report) for number in range(games)]
+            if not ended or not ended[0]:
+                continue  # the replay plays the first game again: not one that never ends
             where = _where(settings, players, seed)
-            lines = report.attempt(REPLAY, where, _check_replay, record, settings, players, seed, report)
-            if lines is not None:
-                widest[_json(settings)] = lines, where  # the cases come smallest table first
-        for lines, where in widest.values():
-            _check_parts(record, lines, where, report)
+            replayed = report.attempt(REPLAY, where, _check_replay, record, settings, players, seed, report)
+            if replayed is not None:
+                widest[_json(settings)] = replayed, where  # the cases come smallest table first
+        for (lines, steps), where in widest.values():
+            _check_parts(record, lines, steps, where, report)
         report.attempt(BATTERY, "", _check_battery, record, report)
     privacy.conclude(report)
     return list(report.found.values())
@@ -208,7 +211,7 @@ def _refused(report: _Report, what: str, parse: Callable[..., Any], *args: Any) 
     except SettingsError:
         return
     except Exception as exc:
-        report.add(SETTINGS, "", f"{what}: parse_settings raised {_raised(exc)}, not SettingsError")
+        report.add(SETTINGS, "", f"{what}: parse_settings {_raised(exc)}, not SettingsError")
         return
     report.add(SETTINGS, "", f"{what}: parse_settings accepted it; it should raise SettingsError")
 
@@ -247,15 +250,16 @@ def policies(players: int, seed: int) -> list[Policy]:
 
 def _play(
     record: AnyGame, settings: dict[str, Any], players: int, seed: int, privacy: _Privacy, report: _Report
-) -> None:
-    """One seeded random game to its end, each state and step through the checks."""
+) -> bool:
+    """One seeded random game to its end, each state and step through the checks; whether
+    it got there (a problem may stop it first)."""
     rules = record.rules
     table = _where(settings, players, seed)
-    views = msgspec.json.Decoder(record.view)
-    events_type = msgspec.json.Decoder(list[record.event])  # type: ignore[name-defined]
     chosen = policies(players, seed)
     phase, where, step = START, table, 0
     try:
+        views = msgspec.json.Decoder(record.view)
+        events_type = msgspec.json.Decoder(list[record.event])  # type: ignore[name-defined]
         parsed = rules.parse_settings(settings, players)
         if rules.parse_settings(_builtins(parsed), players) != parsed:
             report.add(SETTINGS, table, f"{_builtins(parsed)} parse to other settings")
@@ -270,7 +274,7 @@ def _play(
             outcome = rules.outcome(state)
             if pending is None:
                 _check_outcome(record, outcome, players, where, report)
-                return
+                return True
             if outcome is not None:
                 report.add(OUTCOME, where, "outcome is not None while a decision is pending")
             phase = DECISION
@@ -285,17 +289,17 @@ def _play(
                 report.add(
                     DECISION, where, f"seats {pending.seats!r}: one or more distinct seats of 0 to {players - 1}"
                 )
-                return
+                return False
             report.attempt(VIEW_WIRE, where, _check_views, record, state, seats, views, privacy, where, report)
             step += 1
             if step > MAX_DECISIONS:
                 report.add(ENDS, table, f"still going after {MAX_DECISIONS} decisions of random play")
-                return
+                return False
             where = f"{table}, decision {step}"
             phase = LEGAL
             answers = _answers(record, state, seats, chosen, where, report)
             if answers is None:
-                return
+                return False
             phase = REFUSED
             _check_refused(record, state, answers, where, report)
             phase = UNTOUCHED
@@ -305,7 +309,7 @@ def _play(
                 report.add(UNTOUCHED, where, "apply changed the state passed in")
             if _encode(answers) != asked:
                 report.add(UNTOUCHED, where, f"apply changed the answers passed in, {shown}, to {_short(answers)}")
-                return
+                return False
             phase = DETERMINISTIC
             if _encode(rules.apply(state, dict(answers))) != _encode(result):
                 report.add(DETERMINISTIC, where, "the same state and answers gave two different results")
@@ -315,6 +319,7 @@ def _play(
             state, events = result
     except Exception as exc:
         report.add(phase, where, _raised(exc))
+        return False
 
 
 def _answers(
@@ -344,7 +349,7 @@ def _check_refused(record: AnyGame, state: Any, answers: dict[int, Any], where: 
     except IllegalAnswer:
         return
     except Exception as exc:
-        report.add(REFUSED, where, f"seat {seat} answers {NOT_AN_ANSWER!r}: apply raised {_raised(exc)}")
+        report.add(REFUSED, where, f"seat {seat} answers {NOT_AN_ANSWER!r}: apply {_raised(exc)}, not IllegalAnswer")
         return
     report.add(REFUSED, where, f"seat {seat} answers {NOT_AN_ANSWER!r}: apply accepted it")
 
@@ -366,7 +371,12 @@ def _check_wire_answers(
                 f"seat {seat}'s legal answer {answers[seat]!r}, sent as {_json(answer)}, is judged illegal",
             )
             return
-    if _encode(rules.apply(state, sent)) != _encode(result):
+    try:
+        played = rules.apply(state, sent)
+    except IllegalAnswer as exc:
+        report.add(WIRE_ANSWER, where, f"the legal answers as a bot sends them, {_json(sent)}, are refused: {exc}")
+        return
+    if _encode(played) != _encode(result):
         report.add(WIRE_ANSWER, where, f"the answers as JSON {_json(sent)} play differently from {_short(answers)}")
 
 
@@ -565,11 +575,9 @@ def _sorted(items: list[Any]) -> list[Any]:
 # --- the replay and the parts ----------------------------------------------------------------
 
 
-def _check_replay(
-    record: AnyGame, settings: dict[str, Any], players: int, seed: int, report: _Report
-) -> list[replay.Line] | None:
+def _check_replay(record: AnyGame, settings: dict[str, Any], players: int, seed: int, report: _Report) -> Replayed:
     """The game as the referee logs it, written and read back: it must re-simulate, and
-    one answer changed must be caught. Returns the lines read back."""
+    one answer changed must be caught. Returns the lines read back and their steps."""
     where = _where(settings, players, seed)
     lines = replay.loads(replay.dumps(replay_of(record, settings, players, seed, policies(players, seed))), "replay")
     steps = list(replay.verify(lines))
@@ -578,7 +586,7 @@ def _check_replay(
     if not isinstance(end, replay.End) or outcome is None or outcome.scores != end.scores:
         report.add(REPLAY, where, "the re-simulated game does not end with the logged standings")
     _check_tampering(record, lines, steps, where, report)
-    return lines
+    return lines, steps
 
 
 def _check_tampering(
@@ -606,9 +614,10 @@ def _check_tampering(
         return
 
 
-def _check_parts(record: AnyGame, lines: list[replay.Line], where: str, report: _Report) -> None:
+def _check_parts(
+    record: AnyGame, lines: list[replay.Line], steps: list[replay.Step], where: str, report: _Report
+) -> None:
     """The terminal renderer and the web viewer, each on the verified replay."""
-    steps = list(replay.verify(lines))
     report.attempt(TERMINAL, where, _draw_terminal, record, lines, steps, where, report)
     report.attempt(WEB, where, _build_page, lines, where, report)
 
