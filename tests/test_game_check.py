@@ -202,8 +202,11 @@ def broken(record: Any = GOOFSPIEL, fields: dict[str, Any] | None = None, **memb
 
 
 def checks_failed(record: Any) -> dict[str, str]:
-    """Each failed check's name, with its problem as a line."""
-    return {problem.check: str(problem) for problem in check(record, games=1)}
+    """Each failed check's name, with its problems as lines."""
+    failed: dict[str, str] = {}
+    for problem in check(record, games=1):
+        failed[problem.check] = "\n".join([*filter(None, [failed.get(problem.check)]), str(problem)])
+    return failed
 
 
 def test_a_game_that_keeps_the_contract_has_no_problem() -> None:

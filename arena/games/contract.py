@@ -21,8 +21,9 @@ them. What is checked, by name (a problem names its check):
   through the record's ``view`` and ``event`` types unchanged;
 - the replay: written as the referee writes it, it re-simulates through
   ``arena.play.replay.verify``, and one answer changed is caught;
-- the parts: the terminal renderer draws every game, the web frames and page build, the
-  bot-check battery builds and each of its games plays to the end.
+- the parts: the terminal renderer draws each variant's game at the largest table, the
+  web frames and page build, the bot-check battery builds and each of its games plays
+  to the end.
 
 The check needs no bot, no sandbox and no clock. ``arena game check MODULE:ATTR`` runs it
 from the command line; a game's own tests call it (``arena.games.kit.check``).
@@ -94,16 +95,22 @@ class Problem:
 
 @dataclass
 class _Report:
-    """The problems found, the first of each check kept whole and the rest counted."""
+    """The problems found: of those met in play, the first of each check kept whole and
+    the rest counted; those of the record itself (no ``where``) each kept."""
 
-    found: dict[str, Problem] = field(default_factory=dict)
+    found: dict[tuple[str, str], Problem] = field(default_factory=dict)
 
     def add(self, check: str, where: str, detail: str) -> None:
-        first = self.found.get(check)
+        detail = _one_line(detail)
+        key = (check, "" if where else detail)
+        first = self.found.get(key)
         if first is None:
-            self.found[check] = Problem(check, where, _one_line(detail))
+            self.found[key] = Problem(check, where, detail)
         else:
-            self.found[check] = Problem(first.check, first.where, first.detail, first.times + 1)
+            self.found[key] = Problem(first.check, first.where, first.detail, first.times + 1)
+
+    def failed(self, check: str) -> bool:
+        return any(found == check for found, _ in self.found)
 
     def attempt(self, check: str, where: str, run: Callable[..., T], *args: Any) -> T | None:
         """``run(*args)``, or ``None`` with its exception recorded as a problem of ``check``."""
@@ -126,7 +133,7 @@ def check(record: AnyGame, games: int = 3, seed: int = 0) -> list[Problem]:
     report.attempt(RECORD, "", _check_record, record, report)
     report.attempt(SETTINGS, "", _check_settings, record, report)
     cases = report.attempt(SETTINGS, "", _listed, table_cases(record)) or []
-    if not cases and SETTINGS not in report.found:
+    if not cases and not report.failed(SETTINGS):
         report.add(SETTINGS, "", "no variant's settings parse at the smallest, a middle or the largest table")
     privacy = _Privacy(record.private)
     with registered(record):
