@@ -31,9 +31,11 @@ from the command line; a game's own tests call it (``arena.games.kit.check``).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import io
 import random
+import string
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -74,7 +76,7 @@ REPLAY = "the replay re-simulates"
 TERMINAL = "the terminal renderer draws the game"
 WEB = "the web frames build"
 BATTERY = "the bot-check battery builds and plays"
-NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+NAME_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_.-")
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,7 @@ def _play(
         if _encode(rules.start(parsed, players, seed)) != _encode((state, events)):
             report.add(START, table, "two starts with the same seed differ")
         while True:
-            _check_events(record, state, events, events_type, privacy, where, report)
+            _check_events(record, state, players, events, events_type, privacy, where, report)
             phase = DECISION
             pending = rules.decision(state)
             phase = OUTCOME
@@ -297,7 +299,7 @@ def _play(
                     DECISION, where, f"seats {pending.seats!r}: one or more distinct seats of 0 to {players - 1}"
                 )
                 return False
-            report.attempt(VIEW_WIRE, where, _check_views, record, state, seats, views, privacy, where, report)
+            report.attempt(VIEW_WIRE, where, _check_views, record, state, players, views, privacy, where, report)
             step += 1
             if step > MAX_DECISIONS:
                 report.add(ENDS, table, f"still going after {MAX_DECISIONS} decisions of random play")
@@ -390,14 +392,14 @@ def _check_wire_answers(
 def _check_views(
     record: AnyGame,
     state: Any,
-    seats: list[int],
+    players: int,
     views: msgspec.json.Decoder[Any],
     privacy: _Privacy,
     where: str,
     report: _Report,
 ) -> None:
     rules = record.rules
-    for seat in range(state_players(state, seats)):
+    for seat in range(players):
         view = rules.view(state, seat)
         encoded = msgspec.json.encode(view)
         try:
@@ -416,15 +418,10 @@ def _check_views(
             )
 
 
-def state_players(state: Any, seats: list[int]) -> int:
-    """The seats at the table: the state's ``players`` when it counts them, else enough for the asked ones."""
-    players = getattr(state, "players", None)
-    return players if type(players) is int else max(seats) + 1
-
-
 def _check_events(
     record: AnyGame,
     state: Any,
+    players: int,
     events: list[Any],
     decoder: msgspec.json.Decoder[list[Any]],
     privacy: _Privacy,
@@ -439,8 +436,7 @@ def _check_events(
         report.add(EVENT_WIRE, where, f"events {events!r}: a list")
         return
     report.attempt(EVENT_WIRE, where, _through, decoder, events, "the events", where, report)
-    players = getattr(state, "players", None)
-    for seat in range(players if type(players) is int else 0):
+    for seat in range(players):
         for event in events:
             told = report.attempt(OBSERVE, where, rules.observe, event, seat)
             if told is None:
@@ -453,8 +449,8 @@ def _check_events(
                     PRIVATE,
                     where,
                     f"what seat {seat} is told of {kind} changes with the other seats' {privacy.private_of(event)}"
-                    f" (if {kind} shows them on purpose, name the private fields by type and leave {kind} out:"
-                    f" private={tuple(f'{type(state).__name__}.{name}' for name in privacy.private_of(event))})",
+                    f" (if {kind} shows them on purpose, name the private fields by type, TYPE.FIELD, and leave"
+                    f" {kind} out)",
                 )
 
 
@@ -558,7 +554,9 @@ class _Privacy:
         if not changes:
             return value
         self.changed += 1
-        return msgspec.structs.replace(value, **changes)
+        if isinstance(value, msgspec.Struct):
+            return msgspec.structs.replace(value, **changes)
+        return dataclasses.replace(value, **changes)
 
     def conclude(self, report: _Report) -> None:
         unseen = [entry for entry in self.names if entry not in self.seen]
