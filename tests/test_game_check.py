@@ -325,7 +325,7 @@ def test_a_shared_private_name_names_the_fix() -> None:
 
 def test_a_replay_that_a_changed_answer_still_verifies_is_caught() -> None:
     problems = checks_failed(broken(apply=anything_goes))
-    assert "re-simulates too" in problems.get(contract.REPLAY, ""), problems
+    assert "a changed answer re-simulates too (line " in problems.get(contract.REPLAY, ""), problems
 
 
 def test_an_exception_in_the_rules_is_a_problem_not_a_crash() -> None:
