@@ -31,7 +31,6 @@ from the command line; a game's own tests call it (``arena.games.kit.check``).
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import io
 import random
@@ -43,6 +42,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from arena.games.base import IllegalAnswer, SettingsError, competition_ranks
+from arena.games.private import PrivateFields
 from arena.games.registry import AnyGame, CatalogError, GameRecord, get_game, registered
 from arena.play import replay
 from arena.play.simulate import Policy, random_policy, replay_of
@@ -139,7 +139,7 @@ def check(record: AnyGame, games: int = 3, seed: int = 0) -> list[Problem]:
     cases = report.attempt(SETTINGS, "", _listed, table_cases(record)) or []
     if not cases and not report.failed(SETTINGS):
         report.add(SETTINGS, "", "no variant's settings parse at the smallest, a middle or the largest table")
-    privacy = _Privacy(record.private)
+    privacy = PrivateFields(record.private)
     with registered(record):
         found = report.attempt(RECORD, "", get_game, record.name)
         if found is not None and found is not record:
@@ -156,7 +156,7 @@ def check(record: AnyGame, games: int = 3, seed: int = 0) -> list[Problem]:
         for (lines, steps), where in widest.values():
             _check_parts(record, lines, steps, where, report)
         report.attempt(BATTERY, "", _check_battery, record, report)
-    privacy.conclude(report)
+    _conclude_privacy(privacy, report)
     return list(report.found.values())
 
 
@@ -260,7 +260,7 @@ def policies(players: int, seed: int) -> list[Policy]:
 
 
 def _play(
-    record: AnyGame, settings: dict[str, Any], players: int, seed: int, privacy: _Privacy, report: _Report
+    record: AnyGame, settings: dict[str, Any], players: int, seed: int, privacy: PrivateFields, report: _Report
 ) -> bool:
     """One seeded random game to its end, each state and step through the checks; whether
     it got there (a problem may stop it first)."""
@@ -396,7 +396,7 @@ def _check_views(
     state: Any,
     players: int,
     views: msgspec.json.Decoder[Any],
-    privacy: _Privacy,
+    privacy: PrivateFields,
     where: str,
     report: _Report,
 ) -> None:
@@ -426,7 +426,7 @@ def _check_events(
     players: int,
     events: list[Any],
     decoder: msgspec.json.Decoder[list[Any]],
-    privacy: _Privacy,
+    privacy: PrivateFields,
     where: str,
     report: _Report,
 ) -> None:
@@ -494,89 +494,14 @@ def _check_outcome(record: AnyGame, outcome: Any, players: int, where: str, repo
         report.add(OUTCOME, where, f"rounds {outcome.rounds!r}: a whole number, at least 1")
 
 
-# --- privacy ---------------------------------------------------------------------------------
-
-
-class _Privacy:
-    """Shuffles the other seats' entries of the record's private fields, and remembers
-    whether a shuffle ever changed anything and whether each field was ever seen.
-
-    A name in ``private`` (``hands``) means that field of the state and of every event;
-    ``Type.name`` (``Roll.dice``) that field of the state or events of that class only,
-    so that an event that shows every seat's entries on purpose (a call in Liar's dice)
-    may share the name."""
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.names = names
-        self.fields = [(owner or None, name) for owner, _, name in (entry.rpartition(".") for entry in names)]
-        self.rng = random.Random(7)
-        self.changed = 0
-        self.could_change = False
-        self.seen: set[str] = set()
-
-    def private_of(self, value: Any) -> list[str]:
-        """The private fields ``value`` (a state or an event) holds."""
-        kind = type(value).__name__
-        return [name for owner, name in self.fields if owner in (None, kind) and hasattr(value, name)]
-
-    def saw(self, state: Any, events: Sequence[Any]) -> None:
-        for value in (state, *events):
-            kind = type(value).__name__
-            self.seen.update(
-                entry
-                for entry, (owner, name) in zip(self.names, self.fields, strict=True)
-                if owner in (None, kind) and hasattr(value, name)
-            )
-
-    def shuffled(self, value: Any, seat: int) -> Any:
-        """``value`` (a state or an event) with the other seats' entries of each private
-        field shuffled among them, each entry keeping its size (what the game shows
-        openly, how many cards a seat holds, stays); ``value`` itself if nothing moved."""
-        changes = {}
-        for name in self.private_of(value):
-            entries = getattr(value, name)
-            if not isinstance(entries, (tuple, list)) or seat >= len(entries):
-                continue
-            others = [t for t in range(len(entries)) if t != seat]
-            self.could_change |= len(others) > 1
-            mixed = list(entries)
-            if all(isinstance(entries[t], (tuple, list)) for t in others):
-                pool = [item for t in others for item in entries[t]]
-                self.rng.shuffle(pool)
-                for t in others:
-                    size = len(entries[t])
-                    mixed[t], pool = type(entries[t])(_sorted(pool[:size])), pool[size:]
-            else:
-                moved = [entries[t] for t in others]
-                self.rng.shuffle(moved)
-                for t, entry in zip(others, moved, strict=True):
-                    mixed[t] = entry
-            if mixed != list(entries):
-                changes[name] = type(entries)(mixed)
-        if not changes:
-            return value
-        self.changed += 1
-        if isinstance(value, msgspec.Struct):
-            return msgspec.structs.replace(value, **changes)
-        return dataclasses.replace(value, **changes)
-
-    def conclude(self, report: _Report) -> None:
-        unseen = [entry for entry in self.names if entry not in self.seen]
-        if unseen:
-            report.add(PRIVATE, "", f"private {unseen}: no field of the state or of an event")
-        elif self.names and self.could_change and not self.changed:
-            report.add(
-                PRIVATE,
-                "",
-                f"shuffling the private {list(self.names)} never changed anything: the check proved nothing",
-            )
-
-
-def _sorted(items: list[Any]) -> list[Any]:
-    try:
-        return sorted(items)
-    except TypeError:
-        return items
+def _conclude_privacy(privacy: PrivateFields, report: _Report) -> None:
+    unseen = privacy.unseen()
+    if unseen:
+        report.add(PRIVATE, "", f"private {unseen}: no field of the state or of an event")
+    elif privacy.names and privacy.could_change and not privacy.changed:
+        report.add(
+            PRIVATE, "", f"shuffling the private {list(privacy.names)} never changed anything: the check proved nothing"
+        )
 
 
 # --- the replay and the parts ----------------------------------------------------------------
