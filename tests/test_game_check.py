@@ -79,6 +79,10 @@ OUTSIDE_GAMES = {
 
         GAME = dataclasses.replace(GOOFSPIEL, name="goofspiel-leaky", rules=sys.modules[__name__])
     ''',
+    "exploding": '''
+        """A game module that cannot even be imported."""
+        raise RuntimeError("the dice rolled off the table")
+    ''',
     "copied": '''
         """Goofspiel under another name, as an outside game of the user's."""
         import dataclasses
@@ -158,6 +162,7 @@ def test_a_registered_name_is_checked_too(outside: Path) -> None:
         ("copied:dataclasses", "copied.dataclasses is a module, not a GameRecord"),
         ("copied:", "expected MODULE:ATTRIBUTE"),
         ("no-such-game", "unknown game 'no-such-game'"),
+        ("exploding:GAME", "importing exploding raised RuntimeError: the dice rolled off the table"),
     ],
 )
 def test_an_entry_that_names_no_record_is_one_line(entry: str, said: str, outside: Path) -> None:
