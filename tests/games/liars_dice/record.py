@@ -4,7 +4,7 @@ pictures or battery of its own (the generic ones serve)."""
 
 from __future__ import annotations
 
-from arena.games.registry import GameRecord, Score
+from arena.games.kit import GameRecord, Score
 
 from . import rules, wire
 
@@ -15,7 +15,7 @@ LIARS_DICE: GameRecord[rules.State, rules.Settings, wire.View, wire.Answer, wire
     view=wire.View,
     event=wire.Event,
     score=Score("chips", lower_is_better=False, per_round="Chips/round", per_round_short="Chips"),
-    private=("dice",),
+    private=("State.dice", "Roll.dice"),
     web="tests.games.liars_dice.frames:LiarsFrames",
     drawer="tests.games.liars_dice:viewer.js",
     answer_names={"bid": "a bid"},
