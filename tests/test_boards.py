@@ -25,12 +25,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from rich.console import Console
 
 from arena.boards.columns import STANDINGS, columns_of
 from arena.boards.show import natural_width, render_board, render_table
-from arena.boards.standings import Row, board_scope, leaderboard, parse_anchor
+from arena.boards.standings import BOARD_REVISION, Row, board_scope, leaderboard, parse_anchor
 from arena.games.registry import get_game, registered
 from arena.store import SCHEMA_VERSION, Store, StoreError, board_key, board_label, canonical_board
 
@@ -413,22 +414,30 @@ def test_a_game_of_another_score_is_headed_by_its_record() -> None:
         assert line.split("│")[7].strip() == "0.75", line
 
 
-def test_a_board_cached_by_an_older_arena_reads_as_it_was(warned_db: Path, tmp_path: Path) -> None:
-    """A board an older arena cached named the score ``penalty_per_round``: it is read from
-    the cache as it was (not computed again), its score under the new name."""
+def test_a_board_cached_by_an_older_arena_is_computed_again_and_left_to_it(warned_db: Path, tmp_path: Path) -> None:
+    """A board an older arena cached named the score ``penalty_per_round``: this arena
+    computes the board again (its rows are of another revision) and leaves that one where
+    it is, so an older arena reading the same file still finds what it cached."""
     db = tmp_path / "older.db"
     with sqlite3.connect(warned_db) as source, sqlite3.connect(db) as target:
         source.backup(target)
     game, variant = FEW.split("/")
-    scope = board_scope(game, variant)
     with Store(db) as store:
         fresh = leaderboard(store, game, variant)  # cached at the newest game (a writing store)
+        last = store.last_game_id()
+    older_scope = board_scope(game, variant).replace(f"board {BOARD_REVISION}|", "board 2|")
+    older = [{**msgspec.to_builtins(r), "penalty_per_round": 99.0} for r in fresh]
+    for row in older:
+        del row["score_per_round"]
     with sqlite3.connect(db) as connection:
-        (cached,) = connection.execute("SELECT board FROM ratings WHERE scope = ?", (scope,)).fetchone()
-        older = json.loads(cached)
-        for row in older:
-            row["penalty_per_round"] = row.pop("score_per_round") + 100  # what only the cache says
-        connection.execute("UPDATE ratings SET board = ? WHERE scope = ?", (json.dumps(older), scope))
+        connection.execute("DELETE FROM ratings")
+        connection.execute(
+            "INSERT INTO ratings (scope, last_game, computed, board) VALUES (?, ?, 'then', ?)",
+            (older_scope, last, json.dumps(older)),
+        )
     read = boards(db, "--board", FEW)[FEW]
-    assert [r["score_per_round"] for r in read] == [r.score_per_round + 100 for r in fresh], "read from the cache"
+    assert [r["score_per_round"] for r in read] == [r.score_per_round for r in fresh], "computed, not the old one"
     assert all("penalty_per_round" not in r for r in read)
+    with sqlite3.connect(db) as connection:
+        kept = connection.execute("SELECT board FROM ratings WHERE scope = ?", (older_scope,)).fetchone()
+    assert kept is not None and json.loads(kept[0]) == older, "the older arena's board, as it left it"

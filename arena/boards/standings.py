@@ -105,18 +105,10 @@ def find_anchor(bots: list[str], ref: str) -> str | None:
     return max(versions, key=lambda b: version_key(b.rpartition(":")[2]), default=None)
 
 
-OLD_FIELDS = {"penalty_per_round": "score_per_round"}
-"""Row fields renamed since boards were first cached, old name to new: a board cached by
-an older arena reads as it was (its rows are still right)."""
-
-
 def _decode_rows(board: str | bytes) -> list[Row]:
     """JSON writes a missing interval (NaN) as null: read back as NaN."""
     raw = msgspec.json.decode(board)
     for row in raw:
-        for old, new in OLD_FIELDS.items():
-            if old in row:
-                row[new] = row.pop(old)
         for field in ("elo", "low", "high"):
             if row.get(field) is None:
                 row[field] = math.nan
@@ -259,9 +251,11 @@ def settle(store: Store, game: str, variant: str, tournament: str, tournament_id
     return rows
 
 
-BOARD_REVISION = 2
+BOARD_REVISION = 3
 """Part of a cached board's key: raised when the rows a fit gives change, so a board
-cached before is computed again (2: a bound is no Elo, a zero-width interval none)."""
+cached before is computed again (2: a bound is no Elo, a zero-width interval none; 3:
+the score is ``score_per_round``, once ``penalty_per_round``). An older arena reading the
+same file keeps finding the boards it cached, under its own revision."""
 
 
 def board_scope(
