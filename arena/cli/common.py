@@ -331,7 +331,7 @@ def print_table(table: Table) -> None:
     if fit_width() is None:
         title = cell_len(str(table.title or ""))
         # Its natural width, measured here rather than by arena.boards.show: that one
-        # brings numpy, which `arena games` has no use for.
+        # loads the boards, which `arena games` has no use for.
         natural = Console(width=100_000, file=io.StringIO(), highlight=False).measure(table).maximum
         TerminalConsole(file=sys.stdout, width=max(natural, title), highlight=False).print(table)
     else:

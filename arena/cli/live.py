@@ -59,7 +59,7 @@ class LiveProgress(TournamentProgress):
     def __init__(self, live: Live, game: str | None = None) -> None:
         self.plain = not console.is_terminal
         self.columns = columns_of(game)
-        """The board's columns (``arena.boards.columns``): the top of the table heads and
+        """The board's columns (``arena.boards.columns``): the top of the table names and
         writes its columns as the board will."""
         try:
             self.every_s = float(os.environ.get(PROGRESS_SECONDS, "60"))
