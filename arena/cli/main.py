@@ -169,7 +169,7 @@ def playing_bot(ref: str, db: Path) -> Bot:
         )
 
 
-SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 @app.command()
