@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from arena.web.data import WebError
+from arena.web.errors import WebError
 
 FILTERS = ("tournament", "bot", "opponent", "board", "faults", "from", "to")
 """The filters of ``/games`` and ``/api/games``, in the order their links spell them."""
@@ -21,14 +21,14 @@ DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 class GamesAsked(msgspec.Struct, frozen=True):
     """The filters as the user wrote them (None: not asked); checked against the store
-    by ``Site.games``."""
+    by ``GamePages.games``."""
 
     tournament: str | None = None
     bot: str | None = None
     opponent: str | None = None
     """A second bot that sat in the same games (needs ``bot``)."""
     board: str | None = None
-    """``GAME/VARIANT`` (``nimmt`` alone is its standard board)."""
+    """``GAME/VARIANT`` (a game alone is its standard board)."""
     faults: bool = False
     """Only games with a faulty seat (that of ``bot`` when it is given)."""
     date_from: str | None = None
@@ -93,7 +93,7 @@ def page_numbers(total: int, limit: int, offset: int, around: int = 2) -> list[i
 
 
 def filter_params(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """The filters of a games list's data (``Site.games``) that are set, as parameters."""
+    """The filters of a games list (``GamesPage.link_values``) that are set, as parameters."""
     params = []
     for name in FILTERS:
         value = data.get(name)
