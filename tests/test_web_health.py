@@ -109,8 +109,7 @@ def test_stalled_is_much_longer_than_a_game_takes() -> None:
     fresh = msgspec.structs.replace(t, created="2026-01-01T00:59:30+00:00")
     assert tournament_health(fresh, True, None, [], Path("a.db"), now).text == "running · no game yet"
     assert (
-        tournament_health(t, True, None, [], Path("a.db"), now).text
-        == "stalled · no game for 60 min since it started"
+        tournament_health(t, True, None, [], Path("a.db"), now).text == "stalled · no game for 60 min since it started"
     )
     killed = tournament_health(t, False, last, [], Path("a.db"), time.time())
     assert killed.resume == "arena gauntlet --resume --name t --db a.db", "a gauntlet resumes as one"

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from arena.boards.board import Row
 from arena.boards.csv_export import boards_csv, games_csv, records_csv
 
 TOURNAMENT_COLUMNS = (
@@ -28,8 +29,6 @@ def file_name(*parts: Any) -> str:
 
 
 def _boards(boards: list[dict[str, Any]]) -> str:
-    from arena.boards.board import Row
-
     return boards_csv({b["key"]: b["rows"] for b in boards}, Row.__struct_fields__)
 
 

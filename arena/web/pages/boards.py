@@ -10,11 +10,11 @@ import msgspec
 from arena.boards.board import Anchor, AnchorError, parse_anchor
 from arena.web.errors import WebError
 from arena.web.games_query import split_board
-from arena.web.pages.site import Board, Kind, Site, check_kind, kind
+from arena.web.pages.site import Board, BoardId, Site, board_id, check_board
 from arena.web.pages.tournaments import TournamentPages, TournamentSummary
 
 
-class BoardCount(Kind, kw_only=True):
+class BoardCount(BoardId, kw_only=True):
     """A board and its stored games."""
 
     games: int
@@ -38,7 +38,7 @@ class LeaderboardPage(msgspec.Struct, kw_only=True):
     tournament: str | None
     anchor: str | None
     """``NAME[:VERSION]=ELO`` as asked."""
-    kinds: list[Kind]
+    kinds: list[BoardId]
     tournaments: list[str]
     boards: list[Board]
     ladders: list[Board] = []
@@ -66,7 +66,7 @@ class BoardPages:
         with self.site.db.store() as store:
             stamps = self.site.board_stamps(store)
             return IndexPage(
-                kinds=[BoardCount(**kind(g, v), games=stamps.counts[g, v]) for g, v in stamps.kinds()],
+                kinds=[BoardCount(**board_id(g, v), games=stamps.counts[g, v]) for g, v in stamps.kinds()],
                 tournaments=self.tournaments.tournaments(store).tournaments,
                 games=stamps.games,
                 bots=len(store.list_bots()),
@@ -88,7 +88,7 @@ class BoardPages:
             if game is not None or variant is not None:
                 raise WebError(400, f"board={board} names the game and variant: leave game= and variant= out")
             game, variant = split_board(board)
-        variant = check_kind(game, variant)
+        variant = check_board(game, variant)
         anchor = parse_anchor_param(anchor_text)
         site = self.site
         with site.db.store() as store:
@@ -140,7 +140,7 @@ class BoardPages:
                 variant=variant,
                 tournament=tournament,
                 anchor=anchor_text,
-                kinds=[Kind(**kind(g, v)) for g, v in stamps.kinds()],
+                kinds=[BoardId(**board_id(g, v)) for g, v in stamps.kinds()],
                 tournaments=store.tournament_names(),
                 boards=boards,
             )

@@ -18,7 +18,7 @@ from arena.web.charts import errorbar
 from arena.web.database import FINAL
 from arena.web.errors import WebError
 from arena.web.fault_record import FAULT_SCAN, grouped_faults
-from arena.web.pages.site import UNSET, Board, Kind, Site, Unset, kind, listed
+from arena.web.pages.site import UNSET, Board, BoardId, Site, Unset, board_id, listed
 from arena.web.timing import seat_times, summary
 
 BOT_RECENT = 5
@@ -73,7 +73,7 @@ class Standing(msgspec.Struct, kw_only=True):
     stale: bool
 
 
-class RatingHistory(Kind, kw_only=True):
+class RatingHistory(BoardId, kw_only=True):
     """A bot's Elo on one board after each tournament it played there (``rating_history``)."""
 
     points: list[dict[str, Any]]
@@ -336,5 +336,5 @@ class BotPages:
                         "note": row.get("note", ""),
                     }
                 )
-            history.append(RatingHistory(**kind(game, variant), points=points, stale=stale))
+            history.append(RatingHistory(**board_id(game, variant), points=points, stale=stale))
         return history

@@ -16,7 +16,7 @@ from arena.web import viewer
 from arena.web.duplicate import deal_group
 from arena.web.errors import WebError
 from arena.web.games_query import GamesAsked, split_board, started_range
-from arena.web.pages.site import Site, check_kind, deal_still_played, listed, score_of
+from arena.web.pages.site import Site, check_board, deal_still_played, listed, score_of
 from arena.web.timing import game_times, seat_times
 
 GAMES_LIMIT = 500
@@ -116,7 +116,7 @@ def games_filter(store: Store, asked: GamesAsked) -> GameFilter:
     if asked.board is not None:
         game, variant = split_board(asked.board)
         try:
-            variant = check_kind(game, variant)
+            variant = check_board(game, variant)
         except WebError as exc:
             raise WebError(400, f"board={asked.board}: {exc.message}") from None
     started_from, started_before = started_range(asked.date_from, asked.date_to)

@@ -20,7 +20,7 @@ from arena.store import Store, Tournament
 from arena.store.submissions import RETIRED, WAITING, Submission, Submissions
 from arena.tournaments.plan import deals_of
 from arena.web.errors import Unavailable, WebError
-from arena.web.pages.site import RECENT, Board, Kind, Site, kind, listed
+from arena.web.pages.site import RECENT, Board, BoardId, Site, board_id, listed
 from arena.web.pages.tournaments import TournamentHealth, health_of, seconds_since
 
 
@@ -45,7 +45,7 @@ class WaitingRow(msgspec.Struct, kw_only=True):
     waiting_s: float | None
 
 
-class LadderPage(Kind, kw_only=True):
+class LadderPage(BoardId, kw_only=True):
     """``/ladder[/NAME]``: the ladder's health, board, recent games, active bots and what
     waits; the same fields as a tournament's page where they agree."""
 
@@ -168,7 +168,7 @@ class Ladders:
             retired = {s.ref for s in submissions.in_states(RETIRED)}
             now = time.time()
             return LadderPage(
-                **kind(t.game, t.variant),
+                **board_id(t.game, t.variant),
                 name=t.name,
                 ladder=t.config["ladder"],
                 deals=deals_of(t)[0],

@@ -65,7 +65,7 @@ def game_title(game: str) -> str:
     return game if found is None else found.title
 
 
-def check_kind(game: str | None, variant: str | None) -> str | None:
+def check_board(game: str | None, variant: str | None) -> str | None:
     """A board's ``variant`` as the store writes it (``standard,shedding``: its settings in
     any order), or 400 for a game, variant or setting the arena does not know."""
     known = registry.games()
@@ -81,8 +81,8 @@ def check_kind(game: str | None, variant: str | None) -> str | None:
         raise WebError(400, str(exc)) from None
 
 
-class KindFields(TypedDict):
-    """A board's game and variant, its key and its label: the fields of ``Kind``."""
+class BoardIdFields(TypedDict):
+    """A board's game and variant, its key and its label: the fields of ``BoardId``."""
 
     game: str
     variant: str
@@ -90,14 +90,14 @@ class KindFields(TypedDict):
     label: str
 
 
-def kind(game: str, variant: str) -> KindFields:
+def board_id(game: str, variant: str) -> BoardIdFields:
     """A board's game and variant, its key (``GAME/VARIANT``) and its label in words."""
     key = f"{game}/{variant}"
     return {"game": game, "variant": variant, "key": key, "label": board_label(key)}
 
 
-class Kind(msgspec.Struct, kw_only=True):
-    """A board: a game and rule set (``kind``)."""
+class BoardId(msgspec.Struct, kw_only=True):
+    """Which board: a game and rule set (``board_id``), what the JSON calls a kind."""
 
     game: str
     variant: str
@@ -112,7 +112,7 @@ class BoardAnchor(msgspec.Struct):
     elo: float
 
 
-class Board(Kind, kw_only=True):
+class Board(BoardId, kw_only=True):
     """One leaderboard as served: its rows (``arena.boards.board.Row``), how they are drawn
     and whether they lag behind the newest game."""
 
@@ -257,7 +257,7 @@ class Site:
             low, high = interval_range(rows)
             fixed = find_anchor([r["bot"] for r in rows], anchor[0])
             return Board(
-                **kind(game, variant),
+                **board_id(game, variant),
                 tournament=tournament,
                 rows=rows,
                 stamp=stamp,
@@ -277,7 +277,7 @@ class Site:
         cached = self.cached(store, key, stamp, compute)
         low, high = interval_range(cached.value)
         return Board(
-            **kind(game, variant),
+            **board_id(game, variant),
             tournament=tournament,
             rows=cached.value,
             stamp=cached.stamp,

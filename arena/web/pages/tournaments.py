@@ -18,7 +18,7 @@ from arena.tournaments.gauntlet import standing
 from arena.tournaments.plan import deals_of, resume_command
 from arena.web.errors import WebError
 from arena.web.pages.gauntlets import VERDICTS, Versus, gauntlet_data
-from arena.web.pages.site import RECENT, Board, Kind, Site, kind, listed
+from arena.web.pages.site import RECENT, Board, BoardId, Site, board_id, listed
 
 STALL_MIN_S = 120.0
 """A tournament being run with no new game for longer than this is stalled, or longer
@@ -111,7 +111,7 @@ def health_of(t: Tournament, held: bool, recent: list[StoredGame], db: Path) -> 
     return tournament_health(t, held, recent[0].started if recent else None, [g.wall_ms for g in recent], db)
 
 
-class TournamentSummary(Kind, kw_only=True):
+class TournamentSummary(BoardId, kw_only=True):
     """A tournament as the lists show it."""
 
     name: str
@@ -187,7 +187,7 @@ class TournamentPages:
         if "gauntlet" in t.config:
             gauntlet = self.site.cached(store, ("gauntlet standing", t.id), done, lambda s: standing(s, t)).value
         return TournamentSummary(
-            **kind(t.game, t.variant),
+            **board_id(t.game, t.variant),
             name=t.name,
             status=t.status,
             created=t.created,
