@@ -9,8 +9,8 @@ import msgspec
 
 from arena.boards.board import Anchor, AnchorError, parse_anchor
 from arena.web.errors import WebError
-from arena.web.games_query import split_board
-from arena.web.pages.site import Board, BoardId, Site, board_id, check_board
+from arena.web.games_query import check_board, split_board
+from arena.web.pages.site import Board, BoardId, Site, board_id
 from arena.web.pages.tournaments import TournamentPages, TournamentSummary
 
 

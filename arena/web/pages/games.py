@@ -11,12 +11,12 @@ from typing import Any
 import msgspec
 
 from arena.play import replay as replay_files
-from arena.store import GameFilter, ReplayPruned, Store, StoredGame, StoreError, board_label
+from arena.store import ReplayPruned, StoredGame, StoreError, board_label
 from arena.web import viewer
 from arena.web.duplicate import deal_group
 from arena.web.errors import WebError
-from arena.web.games_query import GamesAsked, split_board, started_range
-from arena.web.pages.site import Site, check_board, deal_still_played, listed, score_of
+from arena.web.games_query import GamesAsked, games_filter
+from arena.web.pages.site import Site, deal_still_played, listed, score_of
 from arena.web.timing import game_times, seat_times
 
 GAMES_LIMIT = 500
@@ -104,49 +104,6 @@ class DuplicatePage(msgspec.Struct, kw_only=True):
     hand_mean: list[float]
     bots: list[dict[str, Any]]
     insights: list[str]
-
-
-def games_filter(store: Store, asked: GamesAsked) -> GameFilter:
-    """The store's filter of the games ``asked`` for, each filter checked (404 for a bot
-    or tournament not stored, 400 for a value that cannot be one): the one query behind
-    the web's games list, its JSON twin and ``arena games``."""
-    if asked.opponent is not None and asked.bot is None:
-        raise WebError(400, f"opponent={asked.opponent} needs a bot= as well (the games both played)")
-    game = variant = None
-    if asked.board is not None:
-        game, variant = split_board(asked.board)
-        try:
-            variant = check_board(game, variant)
-        except WebError as exc:
-            raise WebError(400, f"board={asked.board}: {exc.message}") from None
-    started_from, started_before = started_range(asked.date_from, asked.date_to)
-    tournament_id = None
-    if asked.tournament is not None:
-        t = store.get_tournament(asked.tournament)
-        if t is None:
-            raise WebError(404, f"no tournament {asked.tournament!r} (the tournaments page lists them)")
-        tournament_id = t.id
-    bot_id = None if asked.bot is None else _bot_id(store, "bot", asked.bot)
-    opponent_id = None if asked.opponent is None else _bot_id(store, "opponent", asked.opponent)
-    if opponent_id is not None and opponent_id == bot_id:
-        raise WebError(400, f"opponent={asked.opponent} is bot={asked.bot} itself: name another bot")
-    return GameFilter(
-        tournament_id=tournament_id,
-        bot_id=bot_id,
-        opponent_id=opponent_id,
-        game=game,
-        variant=variant,
-        faulty=asked.faults,
-        started_from=started_from,
-        started_before=started_before,
-    )
-
-
-def _bot_id(store: Store, name: str, ref: str) -> int:
-    try:
-        return store.get_bot(ref).id
-    except StoreError:
-        raise WebError(404, f"no bot {ref!r} for {name}= (the bots page lists them)") from None
 
 
 def last_page(total: int, limit: int) -> int:

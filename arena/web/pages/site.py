@@ -26,7 +26,7 @@ from arena.boards.board import (
     leaderboard,
 )
 from arena.games import registry
-from arena.store import Store, StoredGame, StoreError, Tournament, board_label, board_settings, board_variant
+from arena.store import Store, StoredGame, Tournament, board_label
 from arena.tournaments.plan import schedule_of
 from arena.web.board_stamps import BoardStamps, agrees, merged, read_after
 from arena.web.database import STALE, Cached, Database, Lru, Revalidating
@@ -63,22 +63,6 @@ def game_title(game: str) -> str:
     arena no longer knows it."""
     found = registry.find_game(game)
     return game if found is None else found.title
-
-
-def check_board(game: str | None, variant: str | None) -> str | None:
-    """A board's ``variant`` as the store writes it (``standard,shedding``: its settings in
-    any order), or 400 for a game, variant or setting the arena does not know."""
-    known = registry.games()
-    if game is not None and game not in known:
-        raise WebError(400, f"unknown game {game!r}: choose one of {', '.join(known)}")
-    if variant is None:
-        return None
-    if game is None:
-        raise WebError(400, f"variant={variant} needs a game= as well")
-    try:
-        return board_variant(game, board_settings(game, variant))
-    except StoreError as exc:
-        raise WebError(400, str(exc)) from None
 
 
 class BoardIdFields(TypedDict):
