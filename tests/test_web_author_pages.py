@@ -24,7 +24,7 @@ from arena.bots.uploads import pack_upload
 from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 from arena.store.submissions import Submissions
-from arena.web.authors import cookie_header, same_secret, steps
+from arena.web.pages.authors import cookie_header, same_secret, steps
 
 from .conftest import SAMPLES, serving
 from .test_web_submissions import bot_folder, get, rows

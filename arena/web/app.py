@@ -33,7 +33,6 @@ from arena.render.common import ms_text
 from arena.store import board_label
 from arena.text import shown
 from arena.web import charts, csv_downloads, privacy, rating_caveats
-from arena.web.authors import account, author_routes
 from arena.web.errors import Unavailable, WebError
 from arena.web.etags import Conditional
 from arena.web.games_query import (
@@ -45,6 +44,7 @@ from arena.web.games_query import (
     parse_faults,
     short_time,
 )
+from arena.web.pages.authors import account, author_routes
 from arena.web.pages.boards import BoardPages, IndexPage, LeaderboardPage
 from arena.web.pages.bots import BotPage, BotPages, BotsPage
 from arena.web.pages.games import GAMES_LIMIT, DuplicatePage, GamePage, GamePages, GamesPage
