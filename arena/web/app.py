@@ -258,7 +258,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
 
         def as_json(request: Request) -> Response:
             if format_param(request, template) == "csv":
-                name, text = csv_downloads.TABLES[template](msgspec.to_builtins(load(request)))
+                name, text = csv_downloads.TABLES[template](load(request))
                 return Response(
                     text, media_type="text/csv", headers={"content-disposition": f'attachment; filename="{name}"'}
                 )
