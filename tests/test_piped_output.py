@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.web.games_query import GamesAsked
-from arena.web.pages import Site
+from arena.web.pages.games import GamePages
+from arena.web.pages.site import Site
 
 from .conftest import SAMPLES, MakeBot
 from .test_cli_output import LONG, League, arena, league
@@ -122,10 +123,11 @@ def test_games_filters_as_the_web_does(league: League) -> None:
     assert len(games_json(league, "--from", today, "--to", today)) == 13
     assert games_json(league, "--to", "2000-01-01") == []
     assert games_json(league, "--from", "2999-01-01") == []
-    with_site = Site(league.db, background=False)
-    web = with_site.games(GamesAsked(bot=LONG, opponent="heuristic", faults=True), 500, 0, False)
+    web = GamePages(Site(league.db, background=False)).games(
+        GamesAsked(bot=LONG, opponent="heuristic", faults=True), 500, 0, False
+    )
     cli = games_json(league, "--bot", LONG, "--opponent", "heuristic", "--faults")
-    assert [g["id"] for g in web["games"]] == [g["id"] for g in cli] and cli, "the web's query, not a second one"
+    assert [g["id"] for g in web.games] == [g["id"] for g in cli] and cli, "the web's query, not a second one"
 
 
 def test_games_footer_says_how_many_there_are(league: League) -> None:

@@ -530,7 +530,7 @@ async def test_an_unexpected_error_shows_no_traceback(web_db: Path) -> None:
     def broken(*args: Any) -> Any:
         raise RuntimeError("secret internals /etc/passwd")
 
-    app.state.site.index = broken
+    app.state.pages.boards.index = broken
     wrapped = Headers(app)
     for path, kind in (("/", "text/html"), ("/api", "application/json")):
         status, headers, body = await call(wrapped, path)

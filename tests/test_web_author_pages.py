@@ -24,7 +24,7 @@ from arena.bots.uploads import pack_upload
 from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 from arena.store.submissions import Submissions
-from arena.web.authors import cookie_header, same_secret, steps
+from arena.web.pages.authors import cookie_header, same_secret, steps
 
 from .conftest import SAMPLES, serving
 from .test_web_submissions import bot_folder, get, rows
@@ -361,6 +361,7 @@ def test_without_the_flag_the_author_pages_do_not_exist(tmp_path: Path) -> None:
 
 @pytest.mark.browser
 def test_sign_in_upload_and_sign_out_in_chromium(browser: Any, door: Any, tmp_path: Path) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -389,7 +390,8 @@ def test_sign_in_upload_and_sign_out_in_chromium(browser: Any, door: Any, tmp_pa
         stored = Submissions(store).get(int(browser.current_url.rsplit("/", 1)[1]))
         assert stored is not None and (stored.ref, stored.author, stored.state) == ("swift:2.5", "ada", "received")
     browser.find_element(By.CSS_SELECTOR, "form.signout button").click()
-    WebDriverWait(browser, 60).until(lambda b: "Sign in" in b.find_element(By.CSS_SELECTOR, ".site-header").text)
+    signed_out = WebDriverWait(browser, 60, ignored_exceptions=[StaleElementReferenceException])  # the page reloads
+    signed_out.until(lambda b: "Sign in" in b.find_element(By.CSS_SELECTOR, ".site-header").text)
     assert browser.get_cookie("arena_session") is None and sessions(db) == 0
     browser.get(url + "/submissions")
     assert browser.current_url.endswith("/signin")

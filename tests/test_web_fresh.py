@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.store import FinishedGame, SeatResult, Store
-from arena.web.stamps import KindStamps, agrees, merged, read_after
+from arena.web.board_stamps import BoardStamps, agrees, merged, read_after
 
 from .conftest import SAMPLES, serving
 from .test_web import api, page
@@ -136,7 +136,7 @@ def test_a_tournament_board_is_stale_only_for_its_own_games(tmp_path: Path) -> N
 
 def test_stamps_advance_by_the_new_games_only() -> None:
     known = merged(None, [("nimmt", "standard", 6, 6), ("sixes", "standard", 10, 4)])
-    assert known == KindStamps({("nimmt", "standard"): 6, ("sixes", "standard"): 10},
+    assert known == BoardStamps({("nimmt", "standard"): 6, ("sixes", "standard"): 10},
                                {("nimmt", "standard"): 6, ("sixes", "standard"): 4}, 10, 10)  # fmt: skip
     assert read_after(None, 10, 10) == 0, "nothing known: every game"
     assert read_after(known, 10, 10) is None, "current"

@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from arena.store import FinishedGame, SeatResult, Store
-from arena.web.data import WebError
+from arena.web.errors import WebError
 from arena.web.games_query import list_query, page_numbers, short_time, started_range
 
 from .conftest import SAMPLES, serving
@@ -274,7 +274,7 @@ def test_the_form_finds_games_and_jumps_to_a_page(browser: Any, site: str, made:
     browser.get(f"{site}/games?limit=5")
     form = browser.find_element(By.CSS_SELECTOR, "form.games-filters")
     form.find_element(By.NAME, "bot").send_keys("random:1.0.0")
-    Select(form.find_element(By.NAME, "board")).select_by_visible_text("nimmt/standard")
+    Select(form.find_element(By.NAME, "board")).select_by_value("nimmt/standard")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait = WebDriverWait(browser, 20)
     wait.until(lambda b: "bot=random" in b.current_url and "board=nimmt" in b.current_url)

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from arena.store import FinishedGame, SeatResult, Store, Tournament
-from arena.web.pages import tournament_health
+from arena.web.pages.tournaments import tournament_health
 
 from .conftest import SAMPLES, serving
 from .test_web import api, page
@@ -100,20 +100,19 @@ def test_stalled_is_much_longer_than_a_game_takes() -> None:
     now = dt.datetime(2026, 1, 1, 1, tzinfo=dt.UTC).timestamp()
     last = "2026-01-01T00:59:00+00:00"
     # 60 s without a game: slow games (10 s each) make that normal, 120 s is the least.
-    assert tournament_health(t, True, last, [10_000.0], Path("a.db"), now)["state"] == "running"
-    assert tournament_health(t, True, last, [1_000.0], Path("a.db"), now)["state"] == "running"
+    assert tournament_health(t, True, last, [10_000.0], Path("a.db"), now).state == "running"
+    assert tournament_health(t, True, last, [1_000.0], Path("a.db"), now).state == "running"
     slow = tournament_health(t, True, "2026-01-01T00:50:00+00:00", [20_000.0, 40_000.0, 35_000.0], Path("a.db"), now)
-    assert slow["state"] == "running", "10 min, and 20 games of 35 s are longer"
+    assert slow.state == "running", "10 min, and 20 games of 35 s are longer"
     stalled = tournament_health(t, True, "2026-01-01T00:48:00+00:00", [3_000.0], Path("a.db"), now)
-    assert stalled["text"] == "stalled · no game for 12 min (a game takes about 3 s)"
+    assert stalled.text == "stalled · no game for 12 min (a game takes about 3 s)"
     fresh = msgspec.structs.replace(t, created="2026-01-01T00:59:30+00:00")
-    assert tournament_health(fresh, True, None, [], Path("a.db"), now)["text"] == "running · no game yet"
+    assert tournament_health(fresh, True, None, [], Path("a.db"), now).text == "running · no game yet"
     assert (
-        tournament_health(t, True, None, [], Path("a.db"), now)["text"]
-        == "stalled · no game for 60 min since it started"
+        tournament_health(t, True, None, [], Path("a.db"), now).text == "stalled · no game for 60 min since it started"
     )
     killed = tournament_health(t, False, last, [], Path("a.db"), time.time())
-    assert killed["resume"] == "arena gauntlet --resume --name t --db a.db", "a gauntlet resumes as one"
+    assert killed.resume == "arena gauntlet --resume --name t --db a.db", "a gauntlet resumes as one"
 
 
 @pytest.mark.browser

@@ -28,9 +28,10 @@ from arena.games import registry as catalog
 from arena.play import replay, simulate
 from arena.store import FinishedGame, SeatResult, Store
 from arena.store.submissions import CHECKING, Submissions
-from arena.web.data import WebError
-from arena.web.ladders import Ladders, pick, retired_caveat
-from arena.web.pages import Site
+from arena.web.errors import WebError
+from arena.web.pages.bots import BotPage, FaultPaging
+from arena.web.pages.ladders import Ladders, pick, retired_caveat
+from arena.web.pages.site import Site
 from arena.web.privacy import NOTE, bot_page, replay_without_stderr, withheld
 
 from .conftest import serving
@@ -453,10 +454,16 @@ def test_the_pure_parts() -> None:
     assert json.loads(out.splitlines()[1])["stderr"] == ["x", ""]
     with pytest.raises(WebError, match="line 2 cannot be read"):
         replay_without_stderr(b'{"type":"header"}\nnot json\n', {0})
-    page: dict[str, Any] = {"fault_record": [{"stderr": "s", "game": 1}], "fault_groups": [{"latest": {}}]}
+    page = BotPage(
+        bot="a:1", name="a", version="1", language="python", games_listed=[], hash="", added="", games=1,
+        updating=[], faults={}, ratings=[], standing=[], opponents=[], recent_games=[],
+        fault_record=[{"stderr": "s", "game": 1}], fault_groups=[{"latest": {}}],
+        fault_paging=FaultPaging(page=1, pages=1, groups=1, per_page=10, faults=1, games_scanned=1), times={},
+    )  # fmt: skip
     hidden = bot_page(page)
-    assert hidden["fault_record"] == [{"stderr": "", "game": 1, "stderr_note": NOTE}]
-    assert page["fault_record"][0]["stderr"] == "s", "the cached page is left as it was"
+    assert hidden.fault_record == [{"stderr": "", "game": 1, "stderr_note": NOTE}]
+    assert hidden.stderr_withheld == NOTE
+    assert page.fault_record[0]["stderr"] == "s", "the cached page is left as it was"
 
 
 # --- the live page in a browser ----------------------------------------------------------

@@ -18,7 +18,7 @@ from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 from arena.web.axis_labels import label_width, spread
 from arena.web.charts import rating_chart
-from arena.web.pages import BOT_RECENT
+from arena.web.pages.bots import BOT_RECENT
 
 from .conftest import serving
 from .test_web_faults import faults_db  # noqa: F401  (a shared fixture)

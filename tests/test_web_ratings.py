@@ -26,9 +26,9 @@ import pytest
 
 from arena.store import FinishedGame, SeatResult, Store, board_settings
 from arena.tournaments.gauntlet import Reading, llr_series
-from arena.web.caveats import board_caveats, row_marks
 from arena.web.charts import llr_chart
-from arena.web.gauntlets import decision_of
+from arena.web.pages.gauntlets import decision_of
+from arena.web.rating_caveats import board_caveats, row_marks
 from leaderboard.sprt import Sprt, llr, sequential
 
 from .conftest import SAMPLES, serving

@@ -21,7 +21,7 @@ import pytest
 
 from arena.boards.csv_export import csv_text, safe_cell
 from arena.store import FinishedGame, SeatResult, Store
-from arena.web.downloads import file_name
+from arena.web.csv_downloads import file_name
 from arena.web.etags import FOREVER, REVALIDATE, cache_control, etag_matches, etag_of
 
 from .conftest import SAMPLES, serving

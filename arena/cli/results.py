@@ -235,14 +235,14 @@ def ordinal_suffix(n: int) -> str:
 
 def games_page(store: Store, asked: Any, limit: int, offset: int, newest: bool) -> tuple[list[Any], int]:
     """A page of the games ``asked`` for (``web.games_query.GamesAsked``), through the
-    web's own filter (``web.pages.games_filter``), and how many there are in all. A
+    web's own filter (``web.games_query.games_filter``), and how many there are in all. A
     ``bot`` named without its version means every version of it: their pages are merged,
     and a game two versions played is counted once (the count is exact unless three
     versions of the bot, or two and the opponent asked for, sat in one game)."""
     import msgspec
 
-    from arena.web.data import WebError
-    from arena.web.pages import games_filter
+    from arena.web.errors import WebError
+    from arena.web.games_query import games_filter
 
     refs: list[str | None] = [asked.bot]
     if asked.bot is not None and ":" not in asked.bot:

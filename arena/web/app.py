@@ -31,10 +31,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.boards.columns import columns_of
 from arena.render.common import ms_text
+from arena.store import board_label
 from arena.text import shown
-from arena.web import caveats, charts, downloads, privacy, viewer
-from arena.web.authors import account, author_routes
-from arena.web.data import Unavailable, WebError
+from arena.web import charts, csv_downloads, privacy, rating_caveats, viewer
+from arena.web.errors import Unavailable, WebError
 from arena.web.etags import Conditional
 from arena.web.games_query import (
     GamesAsked,
@@ -45,8 +45,13 @@ from arena.web.games_query import (
     parse_faults,
     short_time,
 )
-from arena.web.ladders import Ladders
-from arena.web.pages import GAMES_LIMIT, Site, interval_range, score_of, variants_of
+from arena.web.pages.authors import account, author_routes
+from arena.web.pages.boards import BoardPages, IndexPage, LeaderboardPage
+from arena.web.pages.bots import BotPage, BotPages, BotsPage
+from arena.web.pages.games import GAMES_LIMIT, DuplicatePage, GamePage, GamePages, GamesPage
+from arena.web.pages.ladders import LadderPage, Ladders
+from arena.web.pages.site import Site, game_title, interval_range, score_of, variants_of
+from arena.web.pages.tournaments import GauntletPage, TournamentPage, TournamentPages, TournamentsPage
 from arena.web.submit import COOKIE, PRIVATE, SubmitOptions, Writer
 from arena.web.submit import routes as submission_routes
 
@@ -107,15 +112,17 @@ def _environment() -> jinja2.Environment:
         variants_of=variants_of,
         score_of=score_of,
         standings_columns=columns_of,
+        game_title=game_title,
+        board_label=board_label,
         board_parts=charts.board_parts,
         part_scale=lambda rows: list(interval_range(rows)),
         board_notes=charts.board_notes,
         time_bins=charts.time_bins,
         time_series=charts.time_series,
-        board_caveats=caveats.board_caveats,
-        row_marks=caveats.row_marks,
-        games_query=list_query,
-        filter_params=filter_params,
+        board_caveats=rating_caveats.board_caveats,
+        row_marks=rating_caveats.row_marks,
+        games_query=lambda page: list_query(page.link_values()),
+        filter_params=lambda page: filter_params(page.link_values()),
         page_numbers=page_numbers,
         games_limit=GAMES_LIMIT,
     )
@@ -123,6 +130,7 @@ def _environment() -> jinja2.Environment:
     env.filters["when"] = short_time
     env.filters["pct"] = lambda value: f"{100 * value:.0f}%"
     env.filters["ms"] = ms_text
+    env.filters["game_title"] = game_title
     return env
 
 
@@ -200,7 +208,7 @@ def format_param(request: Request, template: str) -> str:
     wanted = text_param(request, "format") or "json"
     if wanted not in ("json", "csv"):
         raise WebError(400, f"format must be json or csv, not {wanted[:40]!r}")
-    if wanted == "csv" and template not in downloads.TABLES:
+    if wanted == "csv" and template not in csv_downloads.TABLES:
         raise WebError(400, f"format=csv: {request.url.path} has no table (its JSON is the data)")
     return wanted
 
@@ -208,14 +216,26 @@ def format_param(request: Request, template: str) -> str:
 # --- the app ----------------------------------------------------------------------------
 
 
+class Pages:
+    """The page groups over one site, as the routes call them."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.tournaments = TournamentPages(site)
+        self.boards = BoardPages(site, self.tournaments)
+        self.games = GamePages(site)
+        self.bots = BotPages(site)
+        self.ladders = Ladders(site)
+
+
 def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None) -> Starlette:
     """The site over the database at ``db_path`` (which need not exist yet); with
     ``submit``, also the door through which authors submit bots (``arena.web.submit``)."""
     writer = None if submit is None else Writer(Path(db_path), submit)  # creates the database
     site = Site(Path(db_path))
-    ladders = Ladders(site)
+    pages = Pages(site)
     env = _environment()
-    env.globals["ladder_names"] = ladders.names  # the header links the ladder when there is one
+    env.globals["ladder_names"] = pages.ladders.names  # the header links the ladder when there is one
 
     def json(data: Any, status: int = 200, request: Request | None = None) -> Response:
         headers = PRIVATE if request is not None and personal(request) else None
@@ -232,15 +252,15 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         )
         return HTMLResponse(body, code, headers=PRIVATE if signed_in is not None or personal(request) else None)
 
-    def page(template: str, load: Callable[[Request], dict[str, Any]]) -> tuple[Callable[..., Response], ...]:
-        """An HTML endpoint and its JSON twin over the same data."""
+    def page(template: str, load: Callable[[Request], msgspec.Struct]) -> tuple[Callable[..., Response], ...]:
+        """An HTML endpoint and its JSON twin over the same page model."""
 
         def as_html(request: Request) -> Response:
             return html(request, template, data=load(request))
 
         def as_json(request: Request) -> Response:
             if format_param(request, template) == "csv":
-                name, text = downloads.TABLES[template](load(request))
+                name, text = csv_downloads.TABLES[template](load(request))
                 return Response(
                     text, media_type="text/csv", headers={"content-disposition": f'attachment; filename="{name}"'}
                 )
@@ -248,44 +268,45 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
 
         return as_html, as_json
 
-    def index(request: Request) -> dict[str, Any]:
-        return site.index()
+    def index(request: Request) -> IndexPage:
+        return pages.boards.index()
 
-    def leaderboard(request: Request) -> dict[str, Any]:
-        data = site.leaderboard(
+    def leaderboard(request: Request) -> LeaderboardPage:
+        data = pages.boards.leaderboard(
             text_param(request, "game"),
             text_param(request, "variant"),
             text_param(request, "tournament"),
             text_param(request, "anchor"),
             text_param(request, "board"),
         )
-        shown = data["tournament"] is None and data["anchor"] is None  # the ladder's board: a section of its own
-        return {**data, "ladders": ladders.boards(data["game"]) if shown else []}
+        if data.tournament is None and data.anchor is None:  # the ladder's board: a section of its own
+            data.ladders = pages.ladders.boards(data.game)
+        return data
 
-    def ladder(request: Request) -> dict[str, Any]:
-        return ladders.page(request.path_params.get("name"))
+    def ladder(request: Request) -> LadderPage:
+        return pages.ladders.page(request.path_params.get("name"))
 
-    def tournaments(request: Request) -> dict[str, Any]:
-        return site.tournaments()
+    def tournaments(request: Request) -> TournamentsPage:
+        return pages.tournaments.tournaments()
 
-    def tournament(request: Request) -> dict[str, Any]:
-        return site.tournament(request.path_params["name"])
+    def tournament(request: Request) -> TournamentPage:
+        return pages.tournaments.tournament(request.path_params["name"])
 
-    def gauntlet(request: Request) -> dict[str, Any]:
-        return site.gauntlet(request.path_params["name"])
+    def gauntlet(request: Request) -> GauntletPage:
+        return pages.tournaments.gauntlet(request.path_params["name"])
 
-    def bots(request: Request) -> dict[str, Any]:
-        return site.bots()
+    def bots(request: Request) -> BotsPage:
+        return pages.bots.bots()
 
-    def bot(request: Request) -> dict[str, Any]:
+    def bot(request: Request) -> BotPage:
         """A bot's page; a submitted bot's stderr only for its signed-in author (``privacy``)."""
-        data = site.bot(request.path_params["ref"], int_param(request, "faults_page", 1, 1))
+        data = pages.bots.bot(request.path_params["ref"], int_param(request, "faults_page", 1, 1))
         with site.db.store() as store:
-            seen = privacy.shown(store, [data["name"]], request.cookies.get(COOKIE, ""))
+            seen = privacy.shown(store, [data.name], request.cookies.get(COOKIE, ""))
         request.state.personal = seen.personal
         return privacy.bot_page(data) if seen.withheld else data
 
-    def games(request: Request, offset: int | None = None) -> dict[str, Any]:
+    def games(request: Request, offset: int | None = None) -> GamesPage:
         limit = int_param(request, "limit", 50, 1, GAMES_LIMIT)
         if offset is None:
             offset = games_offset(request, limit)
@@ -299,7 +320,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
             text_param(request, "to"),
         )
         newest_first = order_param(request, "desc" if not request.url.path.startswith("/api/") else "asc")
-        return site.games(asked, limit, offset, newest_first)
+        return pages.games.games(asked, limit, offset, newest_first)
 
     def games_page(request: Request) -> Response:
         """The games page: past the end it links the last page, and an offset too large to
@@ -312,21 +333,20 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
                 raise
             refused = exc.message
         data = games(request, LARGEST if refused else None)
-        return html(
-            request, "games.html", 400 if refused else 200, data=data, refused=refused, choices=site.game_choices()
-        )
+        choices = pages.games.game_choices()
+        return html(request, "games.html", 400 if refused else 200, data=data, refused=refused, choices=choices)
 
-    def game(request: Request) -> dict[str, Any]:
-        return site.game(game_id_param(request))
+    def game(request: Request) -> GamePage:
+        return pages.games.game(game_id_param(request))
 
     def frames(request: Request) -> Response:
-        return Response(site.frames(game_id_param(request)), media_type="application/json")
+        return Response(pages.games.frames(game_id_param(request)), media_type="application/json")
 
     def raw_replay(request: Request) -> Response:
         """The replay as stored; ``?download=1`` makes the browser save it as a file."""
         game_id = game_id_param(request)
         disposition = "attachment" if int_param(request, "download", 0, 0, 1) else "inline"
-        data = site.replay(game_id)
+        data = pages.games.replay(game_id)
         with site.db.store() as store:  # a submitted bot's stderr: its author's only
             data, seen = privacy.game_replay(store, game_id, data, request.cookies.get(COOKIE, ""))
         cache = PRIVATE if seen.personal else privacy.SHARED_BUT_PERSONAL if seen.withheld else {}
@@ -336,14 +356,14 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
             headers={"content-disposition": f'{disposition}; filename="game-{game_id}.jsonl"', **cache},
         )
 
-    def duplicate(request: Request) -> dict[str, Any]:
-        return site.duplicate(game_id_param(request))
+    def duplicate(request: Request) -> DuplicatePage:
+        return pages.games.duplicate(game_id_param(request))
 
     warmed = threading.Event()
 
     def health(request: Request) -> Response:
         # warm: every leaderboard has a value to serve at once (the start's warm-up is done)
-        return json({**site.health(), "warm": warmed.is_set()})
+        return json(msgspec.structs.replace(site.health(), warm=warmed.is_set()))
 
     def favicon(request: Request) -> Response:
         """What browsers ask for on their own: the site's icon (an SVG, which they all draw)."""
@@ -359,13 +379,13 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
 
     def api_index(request: Request) -> Response:
         try:
-            summary: dict[str, Any] = site.index()
+            summary: dict[str, Any] = msgspec.to_builtins(pages.boards.index())
         except Unavailable as exc:
             summary = {"error": str(exc)}
         return json({"endpoints": API_ENDPOINTS, **summary})
 
     routes: list[Route | Mount] = []
-    for path, template, load in (
+    loads: tuple[tuple[str, str, Callable[[Request], msgspec.Struct]], ...] = (
         ("/", "index.html", index),
         ("/leaderboard", "leaderboard.html", leaderboard),
         ("/tournaments", "tournaments.html", tournaments),
@@ -377,7 +397,8 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         ("/games/{game_id}", "game.html", game),
         ("/ladder", "ladder.html", ladder),
         ("/ladder/{name:path}", "ladder.html", ladder),
-    ):
+    )
+    for path, template, load in loads:
         as_html, as_json = page(template, load)
         routes.append(Route(path, games_page if path == "/games" else as_html))
         if path != "/":
@@ -395,7 +416,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     if writer is not None:
-        routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, site.standing)]
+        routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, pages.bots.standing)]
 
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, WebError):
@@ -419,7 +440,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if warm_up:
-            threading.Thread(target=_warm_up, args=(site, warmed), daemon=True, name="arena-warm-up").start()
+            threading.Thread(target=_warm_up, args=(pages, warmed), daemon=True, name="arena-warm-up").start()
         yield
         site.db.close()
         if writer is not None:
@@ -431,6 +452,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         lifespan=lifespan,
     )
     app.state.site = site
+    app.state.pages = pages
     return app
 
 
@@ -438,16 +460,16 @@ WARM_TOURNAMENTS = 3
 """The newest tournaments whose standings are computed at start."""
 
 
-def _warm_up(site: Site, warmed: threading.Event) -> None:
+def _warm_up(pages: Pages, warmed: threading.Event) -> None:
     """Compute every leaderboard, and the standings of the newest tournaments, once at
     start (requests are answered meanwhile), so that the first visitors do not wait for
     them. A board the arena cached in the database is served at once, marked stale, while
     the current one is computed."""
     try:
-        site.leaderboard(None, None, None)
+        pages.boards.leaderboard(None, None, None)
         warmed.set()
-        for summary in site.tournaments()["tournaments"][:WARM_TOURNAMENTS]:
-            site.tournament(summary["name"])
+        for summary in pages.tournaments.tournaments().tournaments[:WARM_TOURNAMENTS]:
+            pages.tournaments.tournament(summary.name)
     except Unavailable:
         pass
     except Exception:

@@ -3,7 +3,7 @@
 A tournament plays each deal once per rotation of the seats (``arena.tournaments.schedule``): the
 games of one deal group share their tournament, match and deal, and seat S holds the
 same hand in each of them. So the scores of one hand compare bots on the very same
-cards, and a bot's total over a full rotation owes nothing to the luck of the deal.
+deal, and a bot's total over a full rotation owes nothing to the luck of the deal.
 
 ``deal_group`` is pure: stored games in, the page's data out.
 """
@@ -31,7 +31,7 @@ def _better(lower_is_better: bool) -> Any:
 
 def deal_group(games: Sequence[StoredGame], lower_is_better: bool, unit: str = "points") -> dict[str, Any]:
     """The games of one deal group side by side, each bot's results per hand (seat),
-    and what the group shows: who did better with the same cards.
+    and what the group shows: who did better with the same hand.
 
     ``games`` are the group's games (any order; shown by game number). A bot's
     ``margin`` is its average over its games of its score minus the mean score of that

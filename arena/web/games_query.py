@@ -1,6 +1,7 @@
-"""What a games list is asked for (bot, opponent, tournament, board, faults, days) and the
-links of its pages: plain functions over text, so the page, its JSON twin and every paging
-link agree on one spelling of each filter."""
+"""What a games list is asked for (bot, opponent, tournament, board, faults, days), the
+store's filter of those games and the links of its pages: so the page, its JSON twin,
+every paging link and ``arena games`` agree on one spelling and one reading of each
+filter. Light on purpose: ``arena games`` imports it, not the rest of the web."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import Any
 
 import msgspec
 
-from arena.web.data import WebError
+from arena.games import registry
+from arena.store import GameFilter, Store, StoreError, board_settings, board_variant
+from arena.web.errors import WebError
 
 FILTERS = ("tournament", "bot", "opponent", "board", "faults", "from", "to")
 """The filters of ``/games`` and ``/api/games``, in the order their links spell them."""
@@ -21,14 +24,14 @@ DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 class GamesAsked(msgspec.Struct, frozen=True):
     """The filters as the user wrote them (None: not asked); checked against the store
-    by ``Site.games``."""
+    by ``GamePages.games``."""
 
     tournament: str | None = None
     bot: str | None = None
     opponent: str | None = None
     """A second bot that sat in the same games (needs ``bot``)."""
     board: str | None = None
-    """``GAME/VARIANT`` (``nimmt`` alone is its standard board)."""
+    """``GAME/VARIANT`` (a game alone is its standard board)."""
     faults: bool = False
     """Only games with a faulty seat (that of ``bot`` when it is given)."""
     date_from: str | None = None
@@ -93,7 +96,7 @@ def page_numbers(total: int, limit: int, offset: int, around: int = 2) -> list[i
 
 
 def filter_params(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """The filters of a games list's data (``Site.games``) that are set, as parameters."""
+    """The filters of a games list (``GamesPage.link_values``) that are set, as parameters."""
     params = []
     for name in FILTERS:
         value = data.get(name)
@@ -113,3 +116,62 @@ def list_query(data: dict[str, Any]) -> str:
 def short_time(started: str) -> str:
     """``2026-11-30T14:02:11+00:00`` as ``2026-11-30 14:02``: what a table has room for."""
     return started[:16].replace("T", " ")
+
+
+def check_board(game: str | None, variant: str | None) -> str | None:
+    """A board's ``variant`` as the store writes it (``standard,shedding``: its settings in
+    any order), or 400 for a game, variant or setting the arena does not know."""
+    known = registry.games()
+    if game is not None and game not in known:
+        raise WebError(400, f"unknown game {game!r}: choose one of {', '.join(known)}")
+    if variant is None:
+        return None
+    if game is None:
+        raise WebError(400, f"variant={variant} needs a game= as well")
+    try:
+        return board_variant(game, board_settings(game, variant))
+    except StoreError as exc:
+        raise WebError(400, str(exc)) from None
+
+
+def games_filter(store: Store, asked: GamesAsked) -> GameFilter:
+    """The store's filter of the games ``asked`` for, each filter checked (404 for a bot
+    or tournament not stored, 400 for a value that cannot be one): the one query behind
+    the web's games list, its JSON twin and ``arena games``."""
+    if asked.opponent is not None and asked.bot is None:
+        raise WebError(400, f"opponent={asked.opponent} needs a bot= as well (the games both played)")
+    game = variant = None
+    if asked.board is not None:
+        game, variant = split_board(asked.board)
+        try:
+            variant = check_board(game, variant)
+        except WebError as exc:
+            raise WebError(400, f"board={asked.board}: {exc.message}") from None
+    started_from, started_before = started_range(asked.date_from, asked.date_to)
+    tournament_id = None
+    if asked.tournament is not None:
+        t = store.get_tournament(asked.tournament)
+        if t is None:
+            raise WebError(404, f"no tournament {asked.tournament!r} (the tournaments page lists them)")
+        tournament_id = t.id
+    bot_id = None if asked.bot is None else _bot_id(store, "bot", asked.bot)
+    opponent_id = None if asked.opponent is None else _bot_id(store, "opponent", asked.opponent)
+    if opponent_id is not None and opponent_id == bot_id:
+        raise WebError(400, f"opponent={asked.opponent} is bot={asked.bot} itself: name another bot")
+    return GameFilter(
+        tournament_id=tournament_id,
+        bot_id=bot_id,
+        opponent_id=opponent_id,
+        game=game,
+        variant=variant,
+        faulty=asked.faults,
+        started_from=started_from,
+        started_before=started_before,
+    )
+
+
+def _bot_id(store: Store, name: str, ref: str) -> int:
+    try:
+        return store.get_bot(ref).id
+    except StoreError:
+        raise WebError(404, f"no bot {ref!r} for {name}= (the bots page lists them)") from None

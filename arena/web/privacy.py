@@ -21,7 +21,8 @@ import msgspec
 
 from arena.store import Store
 from arena.store.submissions import Submissions
-from arena.web.data import WebError
+from arena.web.errors import WebError
+from arena.web.pages.bots import BotPage
 
 NOTE = "stderr shown to its author only"
 """What replaces a submitted bot's stderr for everyone else."""
@@ -54,14 +55,14 @@ def without_stderr(fault: dict[str, Any]) -> dict[str, Any]:
     return {**kept, **{key: empty for key, empty in STDERR_FIELDS.items() if key in fault}, "stderr_note": NOTE}
 
 
-def bot_page(data: dict[str, Any]) -> dict[str, Any]:
-    """A bot's page (``Site.bot``) without its stderr: a new dict, the cached one untouched."""
-    return {
-        **data,
-        "fault_record": [without_stderr(f) for f in data["fault_record"]],
-        "fault_groups": [{**g, "latest": without_stderr(g["latest"])} for g in data["fault_groups"]],
-        "stderr_withheld": NOTE,
-    }
+def bot_page(data: BotPage) -> BotPage:
+    """A bot's page (``BotPages.bot``) without its stderr: a new page, the cached faults untouched."""
+    return msgspec.structs.replace(
+        data,
+        fault_record=[without_stderr(f) for f in data.fault_record],
+        fault_groups=[{**g, "latest": without_stderr(g["latest"])} for g in data.fault_groups],
+        stderr_withheld=NOTE,
+    )
 
 
 def replay_without_stderr(data: bytes, seats: set[int], name: str = "replay") -> bytes:

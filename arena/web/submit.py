@@ -35,8 +35,8 @@ from arena.bots import valid_name
 from arena.bots.uploads import UploadError, UploadLimits, receive_upload
 from arena.store import Store
 from arena.store.submissions import Author, Submission, SubmissionError, Submissions
-from arena.web.data import Database
-from arena.web.evidence import bot_evidence
+from arena.web.author_evidence import bot_evidence
+from arena.web.database import Database
 
 COOKIE = "arena_session"
 """The cookie of a signed-in browser (``Submissions.open_session``)."""

@@ -14,11 +14,57 @@ import threading
 import time
 from typing import Any
 
+import msgspec
+
 from arena.store import Store, Tournament
 from arena.store.submissions import RETIRED, WAITING, Submission, Submissions
 from arena.tournaments.plan import deals_of
-from arena.web.data import Unavailable, WebError
-from arena.web.pages import RECENT, Site, kind, listed, seconds_since, tournament_health
+from arena.web.errors import Unavailable, WebError
+from arena.web.pages.site import RECENT, Board, BoardId, Site, board_id, listed
+from arena.web.pages.tournaments import TournamentHealth, health_of, seconds_since
+
+
+class ActiveBot(msgspec.Struct, kw_only=True):
+    """A bot the ladder seats: the active version of a submission."""
+
+    bot: str
+    author: str
+    since: str
+
+
+class WaitingRow(msgspec.Struct, kw_only=True):
+    """A submission waiting in the pipeline, as anyone may see it (``waiting_row``)."""
+
+    bot: str
+    name: str
+    version: str
+    author: str
+    state: str
+    received: str
+    since: str
+    waiting_s: float | None
+
+
+class LadderPage(BoardId, kw_only=True):
+    """``/ladder[/NAME]``: the ladder's health, board, recent games, active bots and what
+    waits; the same fields as a tournament's page where they agree."""
+
+    name: str
+    ladder: dict[str, Any]
+    """Its config (``arena ladder run``'s options)."""
+    deals: dict[str, Any]
+    ladders: list[str]
+    status: str
+    created: str
+    finished: str | None
+    games_done: int
+    games_planned: None
+    """A ladder plays without end."""
+    health: TournamentHealth
+    standings: Board
+    games: list[dict[str, Any]]
+    active: list[ActiveBot]
+    waiting: list[WaitingRow]
 
 
 def is_ladder(t: Tournament) -> bool:
@@ -42,19 +88,19 @@ def retired_caveat(rows: list[dict[str, Any]], retired: set[str]) -> dict[str, A
     }
 
 
-def waiting_row(s: Submission, now: float) -> dict[str, Any]:
+def waiting_row(s: Submission, now: float) -> WaitingRow:
     """A submission waiting in the pipeline as anyone may see it: who and where, never
     its archive, report or stderr."""
-    return {
-        "bot": s.ref,
-        "name": s.name,
-        "version": s.version,
-        "author": s.author,
-        "state": s.state,
-        "received": s.received,
-        "since": s.updated,
-        "waiting_s": seconds_since(s.received, now),
-    }
+    return WaitingRow(
+        bot=s.ref,
+        name=s.name,
+        version=s.version,
+        author=s.author,
+        state=s.state,
+        received=s.received,
+        since=s.updated,
+        waiting_s=seconds_since(s.received, now),
+    )
 
 
 def pick(ladders: list[Tournament], name: str | None) -> Tournament:
@@ -96,13 +142,15 @@ class Ladders:
             self._names = (every, found)
         return found
 
-    def board(self, store: Store, t: Tournament, retired: set[str]) -> dict[str, Any]:
+    def board(self, store: Store, t: Tournament, retired: set[str]) -> Board:
         """The ladder's board (its tournament's), retired versions marked."""
         board = self.site.board(store, store.count_games(t.id), t.game, t.variant, t.name)
-        caveat = retired_caveat(board["rows"], retired)
-        return {**board, "caveats": [*board["caveats"], caveat] if caveat else board["caveats"]}
+        caveat = retired_caveat(board.rows, retired)
+        if caveat:
+            board.caveats = [*board.caveats, caveat]
+        return board
 
-    def page(self, name: str | None) -> dict[str, Any]:
+    def page(self, name: str | None) -> LadderPage:
         """``/ladder[/NAME]``: the ladder's health, board, recent games, active bots and
         the submissions waiting; the same fields as a tournament's page where they agree,
         so the page polls its JSON twin as the tournament page does."""
@@ -111,10 +159,7 @@ class Ladders:
             t = pick(ladders, name)
             done = store.count_games(t.id)
             recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
-            held = t.id in store.lease_holders()
-            health = tournament_health(
-                t, held, recent[0].started if recent else None, [g.wall_ms for g in recent], self.site.db.path
-            )
+            health = health_of(t, t.id in store.lease_holders(), recent, self.site.db.path)
             submissions = Submissions(store)
             bots = {b.id: b for b in store.list_bots()}
             active = [
@@ -122,29 +167,29 @@ class Ladders:
             ]  # what the ladder seats: the active version of each bot that plays its game
             retired = {s.ref for s in submissions.in_states(RETIRED)}
             now = time.time()
-            return {
-                "name": t.name,
-                **kind(t.game, t.variant),
-                "ladder": t.config["ladder"],
-                "deals": deals_of(t)[0],
-                "ladders": [x.name for x in ladders],
-                "status": t.status,
-                "created": t.created,
-                "finished": t.finished,
-                "games_done": done,
-                "games_planned": None,
-                "health": health,
-                "standings": self.board(store, t, retired),
-                "games": [listed(g) for g in recent],
-                "active": [{"bot": s.ref, "author": s.author, "since": s.updated} for s in active],
-                "waiting": [waiting_row(s, now) for s in submissions.in_states(*WAITING)],
-            }
+            return LadderPage(
+                **board_id(t.game, t.variant),
+                name=t.name,
+                ladder=t.config["ladder"],
+                deals=deals_of(t)[0],
+                ladders=[x.name for x in ladders],
+                status=t.status,
+                created=t.created,
+                finished=t.finished,
+                games_done=done,
+                games_planned=None,
+                health=health,
+                standings=self.board(store, t, retired),
+                games=[listed(g) for g in recent],
+                active=[ActiveBot(bot=s.ref, author=s.author, since=s.updated) for s in active],
+                waiting=[waiting_row(s, now) for s in submissions.in_states(*WAITING)],
+            )
 
-    def boards(self, game: str | None) -> list[dict[str, Any]]:
+    def boards(self, game: str | None) -> list[Board]:
         """Every ladder's board (of ``game``), for the leaderboard page's section of its own."""
         with self.site.db.store() as store:
             ladders = [t for t in store.list_tournaments() if is_ladder(t) and game in (None, t.game)]
             if not ladders:
                 return []
             retired = {s.ref for s in Submissions(store).in_states(RETIRED)}
-            return [{**self.board(store, t, retired), "ladder": t.name} for t in ladders]
+            return [msgspec.structs.replace(self.board(store, t, retired), ladder=t.name) for t in ladders]

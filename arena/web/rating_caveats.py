@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from leaderboard.ratings import FEW_GROUPS
+
 FEW = "few"
 BOUND = "bound"
 APART = "apart"
@@ -20,8 +22,6 @@ SHORT = {FEW: "few groups", BOUND: "bound only", APART: "own scale"}
 
 def few_groups() -> int:
     """Below this many deal groups an interval rests on few of them (``leaderboard.ratings``)."""
-    from leaderboard.ratings import FEW_GROUPS
-
     return FEW_GROUPS
 
 

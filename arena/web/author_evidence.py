@@ -12,7 +12,7 @@ import msgspec
 from arena.play import replay as replay_files
 from arena.store import Store, StoreError
 from arena.store.submissions import Submission
-from arena.web.pages import grouped_faults, stderr_tail
+from arena.web.fault_record import grouped_faults, stderr_tail
 
 STDERR_GAMES = 5
 """The bot's newest games whose stderr its author sees."""

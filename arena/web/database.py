@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from arena.store import Store, StoreError
+from arena.web.errors import Unavailable, WebError
 
 log = logging.getLogger("arena.web")
 T = TypeVar("T")
@@ -37,19 +38,6 @@ FINAL = -1
 """The stamp of a value that can no longer change (a board of finished tournaments only)."""
 STALE = -2
 """The stamp of a value known only to be worth showing until a fresh one is computed."""
-
-
-class Unavailable(Exception):
-    """The database cannot be read (yet): the pages answer 503 with this message."""
-
-
-class WebError(Exception):
-    """A request the site refuses: an HTTP status and a message naming the input."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class Database:

@@ -16,7 +16,7 @@ Kind = tuple[str, str]
 
 
 @dataclass(frozen=True)
-class KindStamps:
+class BoardStamps:
     newest: dict[Kind, int]
     """Per kind with stored games: the id of its newest game."""
     counts: dict[Kind, int]
@@ -34,7 +34,7 @@ class KindStamps:
         return sorted(self.newest)
 
 
-def read_after(known: KindStamps | None, last: int, games: int) -> int | None:
+def read_after(known: BoardStamps | None, last: int, games: int) -> int | None:
     """The id above which games must be read to bring ``known`` up to ``last`` (the newest
     game id now) and ``games`` (the number of games now): None when it is current, 0 for
     every game (nothing known, or games went away)."""
@@ -45,7 +45,7 @@ def read_after(known: KindStamps | None, last: int, games: int) -> int | None:
     return known.last
 
 
-def merged(known: KindStamps | None, rows: list[tuple[str, str, int, int]]) -> KindStamps:
+def merged(known: BoardStamps | None, rows: list[tuple[str, str, int, int]]) -> BoardStamps:
     """``known`` (None: nothing) with ``rows`` (``(game, variant, newest id, games)`` per kind
     of the games read since) added."""
     newest = dict(known.newest) if known else {}
@@ -53,10 +53,10 @@ def merged(known: KindStamps | None, rows: list[tuple[str, str, int, int]]) -> K
     for game, variant, top, count in rows:
         newest[game, variant] = max(newest.get((game, variant), 0), top)
         counts[game, variant] = counts.get((game, variant), 0) + count
-    return KindStamps(newest, counts, max(newest.values(), default=0), sum(counts.values()))
+    return BoardStamps(newest, counts, max(newest.values(), default=0), sum(counts.values()))
 
 
-def agrees(found: KindStamps, last: int, games: int) -> bool:
+def agrees(found: BoardStamps, last: int, games: int) -> bool:
     """Whether stamps advanced by the games read agree with ``last`` and ``games`` read
     just before them. A game may have arrived between the two readings (it is then in the
     rows): only fewer games, or another count for the same newest, means that games went

@@ -14,7 +14,7 @@ spooled to disk, never held in memory.
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from arena.bots.uploads import UploadError
 from arena.store.submissions import SESSION_SECONDS, Author, SubmissionError
-from arena.web.data import Database
+from arena.web.database import Database
 from arena.web.submit import COOKIE, PRIVATE, Writer, capped_body, detail, linger
 
 SIGNIN_COOKIE = "arena_signin"
@@ -99,9 +99,9 @@ async def read_form(request: Request, cap: int, files: int) -> FormData:
 
 
 def author_routes(
-    writer: Writer, reader: Database, render: Render, standing: Callable[[str], list[dict[str, Any]]] | None = None
+    writer: Writer, reader: Database, render: Render, standing: Callable[[str], Sequence[object]] | None = None
 ) -> list[Route]:
-    """The author's pages; ``standing`` says where a bot stands (``Site.standing``)."""
+    """The author's pages; ``standing`` says where a bot stands (``BotPages.standing``)."""
 
     def signed_in(request: Request) -> tuple[Author, str] | None:
         return writer.session(request.cookies.get(COOKIE, ""))
