@@ -28,7 +28,8 @@ from arena.play.match import GameSpec, MatchSpec, TimeLimits
 from arena.play.referee import play_match
 from arena.play.replay import DecisionLine, EventsLine
 from arena.sandbox import images
-from arena.sandbox.docker import LABEL, OWNER, UID_RANGE, DockerSandbox
+from arena.sandbox.containers import LABEL, OWNER, UID_RANGE
+from arena.sandbox.docker import DockerSandbox
 from arena.sandbox.images import ImageError, base_tag, bot_digest, bot_image, bot_tag, build_bot
 
 from .conftest import SAMPLES, MakeBot
