@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -263,8 +264,14 @@ def package_graphs(graph: dict[str, set[str]]) -> dict[str, dict[str, set[str]]]
     return graphs
 
 
+@functools.cache
+def project_graph() -> dict[str, set[str]]:
+    """The project's import graph, read once for the tests below."""
+    return import_graph(modules())
+
+
 def test_no_import_cycle_between_modules() -> None:
-    graph = import_graph(modules())
+    graph = project_graph()
     found = cycles(graph)
     for group in found:
         known = " (known, removed elsewhere)" if frozenset(group) in KNOWN_ELSEWHERE else ""
@@ -277,7 +284,7 @@ def test_no_import_cycle_between_packages() -> None:
     """Between the packages of ``arena`` (``arena.x.*`` and ``arena.y.*``), of each of its
     packages, and between ``arena``, ``protocol`` and ``leaderboard``."""
     new = []
-    for package, graph in package_graphs(import_graph(modules())).items():
+    for package, graph in package_graphs(project_graph()).items():
         for group in cycles(graph):
             known = " (known, removed elsewhere)" if frozenset(group) in KNOWN_ELSEWHERE else ""
             print(f"package cycle{known} in {package}: {shown(group, graph)}")
@@ -288,7 +295,7 @@ def test_no_import_cycle_between_packages() -> None:
 
 def test_the_known_cycles_are_still_there() -> None:
     """A cycle removed elsewhere leaves ``KNOWN_ELSEWHERE``, so none comes back unseen."""
-    graph = import_graph(modules())
+    graph = project_graph()
     found = {frozenset(group) for group in cycles(graph)}
     for between in package_graphs(graph).values():
         found |= {frozenset(group) for group in cycles(between)}
