@@ -11,19 +11,22 @@
     run(First())
 
 ``run`` speaks the protocol on stdin/stdout: it answers the handshake, decodes each
-request into the game's typed view (``protocol.nimmt.View`` for 6 nimmt!; another
-game's after ``register_game``, else plain dicts), sends back what ``decide`` returns,
-and passes events on. Log to stderr, never to stdout.
+request into the game's typed view (the ``View`` of the game's wire module in this
+package, ``protocol/<game>.py``; another game's after ``register_game``, else plain
+dicts), sends back what ``decide`` returns, and passes events on. A bot plays the
+games its class lists in ``games``, or, listing none, whichever game it is offered (the
+arena offers a bot only the games its bot.toml lists). Log to stderr, never to stdout.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 import sys
 from typing import Any, BinaryIO
 
 import msgspec
 
-from protocol import nimmt, sixes
 from protocol.messages import (
     PROTOCOL_VERSION,
     Answer,
@@ -48,12 +51,26 @@ def register_game(name: str, view: Any, event: Any) -> None:
 
 
 def game_types(name: str) -> tuple[Any, Any]:
-    """The view and event types ``run`` decodes game ``name`` with (``Any`` if unregistered)."""
-    return _TYPES.get(name, (Any, Any))
+    """The view and event types ``run`` decodes game ``name`` with: those registered, else
+    the ``View`` and ``Event`` of ``protocol/<name>.py`` when that module is the game's
+    (its ``GAME`` is ``name``), else ``Any``."""
+    if name not in _TYPES:
+        _TYPES[name] = _wire_types(name)
+    return _TYPES[name]
 
 
-register_game(nimmt.GAME, nimmt.View, nimmt.Event)
-register_game(sixes.GAME, sixes.View, sixes.Event)
+def _wire_types(name: str) -> tuple[Any, Any]:
+    """The wire types this package holds for game ``name``, or ``(Any, Any)``."""
+    module_name = name.replace("-", "_")
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", module_name) or module_name in ("bot", "messages"):
+        return Any, Any
+    try:
+        wire = importlib.import_module(f"protocol.{module_name}")
+    except ImportError:
+        return Any, Any
+    if getattr(wire, "GAME", None) != name:
+        return Any, Any
+    return getattr(wire, "View", Any), getattr(wire, "Event", Any)
 
 
 class Bot:
@@ -61,21 +78,24 @@ class Bot:
 
     name = "bot"
     version = "0"
-    games: tuple[str, ...] = (nimmt.GAME,)
+    games: tuple[str, ...] = ()
+    """The games this bot plays (``("mygame",)``); empty: any game it is offered."""
 
     def hello(self, hello: Hello) -> bool:
         """Called once per session; return False to refuse the game."""
-        return hello.game in self.games and hello.protocol == PROTOCOL_VERSION
+        plays = not self.games or hello.game in self.games
+        return plays and hello.protocol == PROTOCOL_VERSION
 
     def new_game(self, message: NewGame) -> None:
         """A game starts (seat and player count are in ``message``)."""
 
     def decide(self, kind: str, view: Any, legal: list[Any]) -> Any:
-        """Return one of ``legal``. ``kind`` says what is asked (``"play"``, ``"row"``)."""
+        """Return one of ``legal``. ``kind`` says what is asked (the game's request kinds:
+        docs/protocol.md)."""
         raise NotImplementedError
 
     def events(self, events: list[Any]) -> None:
-        """What became public: reveals, placements, round ends."""
+        """What became public (the game's events, as this seat may see them)."""
 
     def game_over(self, message: GameOver) -> None:
         """A game ended."""

@@ -5,7 +5,8 @@ driven by the real rules from a chosen opening (a fresh deal, or a position buil
 be tricky), with the bot in one seat and seeded random play in the others. Every line
 the bot sends is judged as the referee would judge it, but the first mistake stops the
 scenario and is reported whole: the line sent, the exact line received, what was
-expected and how to fix it. Scenarios per game live in ``arena.botcheck.<game>``.
+expected and how to fix it. A game's scenarios are its record's battery (``arena.games.<game>.battery``
+for the arena's own), else the generic one (``arena.botcheck.generic``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import random
 import re
 import shlex
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ import trio
 
 from arena.bots import Bot
 from arena.games import SettingsError
+from arena.games.parts import Scenario
 from arena.games.registry import games as known_games
 from arena.games.registry import get_game
 from arena.play.session import Answered, Dropped, Faulted, Outbox, Pending, exchange, greet, is_legal, judge, seen_by
@@ -32,9 +34,6 @@ from arena.sandbox.base import BotGone, BotProcess, Sandbox, StartError
 from arena.sandbox.framing import LineTooLong
 from arena.sandbox.images import ImageError
 from protocol.messages import MAX_LINE_BYTES, PROTOCOL_VERSION, Bye, GameOver, Hello, Limits, NewGame, encode
-
-Opening = Callable[[Any, int], tuple[Any, list[Any]]]
-"""``(settings, players) -> (state, events)``: where a game starts."""
 
 FLUSH_HINT = (
     "end each message with a newline and flush stdout after it "
@@ -45,19 +44,6 @@ SHORT_LINE = 200
 """A request longer than this is shown with its view (and any long list) elided."""
 EXIT_GRACE_S = 2.0
 """How long a bot may take to exit after ``bye``."""
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """One session: a name, the game's settings, and the games it holds."""
-
-    name: str
-    settings: dict[str, Any]
-    players: int
-    games: tuple[tuple[int, Opening | int], ...]
-    """Per game, the bot's seat and its opening (an ``Opening`` or a seed to deal)."""
-    ids: Callable[[], Iterator[int]] | None = None
-    """Request ids to use (default 1, 2, 3...): a scenario may scramble them."""
 
 
 @dataclass
@@ -265,9 +251,11 @@ class _Session:
         self.ids = scenario.ids() if scenario.ids else iter(range(1, 1 << 62))
         self.rng = random.Random(scenario.name)
         self.outbox = Outbox()
+        self.names: Mapping[str, str] = {}
 
     async def play(self, game_name: str) -> None:
-        game = get_game(game_name).rules
+        record = get_game(game_name)
+        game, self.names = record.rules, record.answer_names
         scenario = self.scenario
         settings = game.parse_settings(scenario.settings, scenario.players)
         hello = Hello(
@@ -370,7 +358,7 @@ class _Session:
                     key="id",
                 )
             case Faulted(cause="illegal"):
-                fix, key = _illegal_fix(verdict.answer, pending.legal, kind)
+                fix, key = _illegal_fix(verdict.answer, pending.legal, kind, self.names.get(kind, "an answer"))
                 raise Failed(
                     f"illegal {kind} answer {verdict.detail}", sent, _text(verdict.line or b""), expected, fix, key
                 )
@@ -451,13 +439,16 @@ def _decode_fix(error: str, kind: str) -> str:
     return STDOUT_HINT
 
 
-def _illegal_fix(answer: Any, legal: list[Any], kind: str) -> tuple[str, str]:
-    """The fix for an illegal answer, and its key: a number sent as a string is named."""
+def _illegal_fix(answer: Any, legal: list[Any], kind: str, name: str) -> tuple[str, str]:
+    """The fix for an illegal answer, and its key: a number sent as a string is named.
+    ``name`` is what the game calls an answer of this kind (its record's ``answer_names``)."""
     unquoted = _unquote(answer)
     if unquoted != answer and is_legal(unquoted, legal):
-        what = "a row is a JSON number (its index)" if kind == "row" else "a card is a JSON number"
-        return f"{what}, not a string: answer {_json(unquoted)}, not {_json(answer)}", "illegal: a number as a string"
-    return "answer one element of `legal`, exactly as it is (a pair is a list [a, b])", f"illegal {kind}"
+        what = "a list of JSON numbers, not of strings" if isinstance(unquoted, list) else "a JSON number, not a string"
+        fix = f"{name} is {what}: answer {_json(unquoted)}, not {_json(answer)}"
+        return fix, "illegal: a number as a string"
+    example = f" (such as {_short(_json(legal[0]), 60)})" if legal else ""
+    return f"answer one element of `legal`, exactly as it is{example}", f"illegal {kind}"
 
 
 def _unquote(value: Any) -> Any:

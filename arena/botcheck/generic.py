@@ -8,7 +8,7 @@ import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from arena.botcheck import Scenario
+from arena.games.parts import Scenario
 
 if TYPE_CHECKING:
     from arena.games.registry import AnyGame

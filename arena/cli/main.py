@@ -33,6 +33,7 @@ from arena.cli.common import (
     user_errors,
     warn_about,
 )
+from arena.cli.games import game_app
 from arena.cli.gauntlet import gauntlet_cmd
 from arena.cli.ladder import ladder_app
 from arena.cli.results import games_cmd, leaderboard_cmd
@@ -304,6 +305,7 @@ app.add_typer(image_app, name="image")
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(author_app, name="author")
+app.add_typer(game_app, name="game")
 app.add_typer(ladder_app, name="ladder")
 app.command("backup")(backup_cmd)
 app.command("check")(check_cmd)

@@ -1,5 +1,7 @@
-"""The games the arena referees: one module of pure rules each. The registry that finds
-a game by name, with its wire types and labels, is ``arena.games.registry``."""
+"""The games the arena referees, one folder each (``arena/games/<game>/``: its record,
+pure rules, pictures, frames, viewer drawer and battery). The registry that finds a
+game by name is ``arena.games.registry``; the shapes of a game's optional parts are
+``arena.games.parts``."""
 
 from __future__ import annotations
 

@@ -3,40 +3,46 @@
 A ``GameRecord`` holds all the arena asks of a game: its rules (checked against
 ``arena.games.base.Rules`` by the type checker), its wire types, its title, how it
 scores, its variants and which settings make a board. The parts that draw it or check
-a bot at it are optional zero-argument factories, called only when a command needs
-them, so that reading the catalog imports no terminal, web or sandbox code; a game
-without them still shows and checks through the generic fallbacks.
+a bot at it are optional and named by import path (``"arena.games.nimmt.render"``), so
+that reading the registry imports no terminal, web or sandbox code: a part is imported
+when a command asks the record for it, and a game without one still shows and checks
+through the generic parts, named the same way. Their shapes are ``arena.games.parts``.
 
-Games living outside the arena's source (a test's, an organiser's) are named in the
-``ARENA_GAMES`` environment variable, ``module:attribute`` of a ``GameRecord``,
-comma-separated, and registered on the first question the registry is asked: so they
-also reach ``arena`` commands run in another process.
+The registry names games the same way (OpenSpiel's ``register_game`` is the model): the
+built-in games are ``module:attribute`` of a record (``BUILT_IN``), and games living
+outside the arena's source (a test's, an organiser's) are named in the ``ARENA_GAMES``
+environment variable, comma-separated. Both are imported on the first question the
+registry is asked, so outside games also reach ``arena`` commands run in another process.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.resources
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import msgspec
 
 from arena.games.base import AnyRules, Rules, SettingsError
-from arena.games.nimmt import rules as nimmt
-from arena.games.sixes import rules as sixes
-from protocol import nimmt as nimmt_wire
-from protocol import sixes as sixes_wire
 
 if TYPE_CHECKING:
-    from arena.botcheck import Scenario
-    from arena.render.common import TerminalRenderer
-    from arena.web.frames import WebFrames
+    from arena.games.parts import Scenario, TerminalRenderer, WebFrames
 
 ENV = "ARENA_GAMES"
 """Comma-separated ``module:attribute`` of the out-of-tree games' records."""
+BUILT_IN = ("arena.games.nimmt:GAME", "arena.games.sixes:GAME")
+"""The arena's own games, named as ``ARENA_GAMES`` names the others."""
+GENERIC_RENDERER = "arena.render.generic"
+"""The terminal pictures of a game without its own: events as JSON lines."""
+GENERIC_FRAMES = "arena.web.frames:GenericFrames"
+"""The viewer's frames of a game without its own: a step's answers and events."""
+GENERIC_BATTERY = "arena.botcheck.generic:scenarios"
+"""``arena bot check``'s battery of a game without its own (called with the record)."""
 
 StateT = TypeVar("StateT")
 SettingsT = TypeVar("SettingsT")
@@ -54,7 +60,7 @@ class Score:
     """How a game scores, for tables, labels and the viewer."""
 
     unit: str
-    """What a score counts, plural (``heads``, ``chips``)."""
+    """What a score counts, plural (``points``)."""
     lower_is_better: bool
     per_round: str = "Score/round"
     """The heading of the average score per round."""
@@ -71,7 +77,7 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
     name: str
     """The name in manifests, replays, the store and on the command line."""
     title: str
-    """The name people read (``6 nimmt!``)."""
+    """The name people read (``Liar's dice`` for ``liars-dice``)."""
     rules: Rules[StateT, SettingsT, ViewT, AnswerT, EventT]
     view: Any
     """The wire type of a seat's view (a msgspec type: the SDK decodes requests with it)."""
@@ -89,12 +95,21 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
     private: tuple[str, ...] = ()
     """Fields of the state and of events that hold one entry per seat, each private to
     its seat (``hands``): the conformance test checks no other seat ever sees them."""
-    renderer: Callable[[], TerminalRenderer] | None = None
-    """The terminal pictures; ``None``: events as JSON lines (``arena.render.generic``)."""
-    web: Callable[[], WebFrames] | None = None
-    """The replay viewer's frames; ``None``: the generic frames."""
-    scenarios: Callable[[], list[Scenario]] | None = None
-    """``arena bot check``'s battery; ``None``: the generic one (``arena.botcheck.generic``)."""
+    renderer: str | None = None
+    """The module of the terminal pictures (``live``, ``show_replay``: ``parts.TerminalRenderer``);
+    ``None``: events as JSON lines (``GENERIC_RENDERER``)."""
+    web: str | None = None
+    """``module:attribute`` of what makes the replay viewer's frames: a class or function
+    called with no argument for a ``parts.WebFrames``; ``None``: the generic frames."""
+    scenarios: str | None = None
+    """``module:attribute`` of a function called with no argument for ``arena bot
+    check``'s battery (a list of ``parts.Scenario``); ``None``: the generic battery."""
+    drawer: str | None = None
+    """``package:file`` of the JavaScript that draws the frames in the viewer (it
+    registers the drawer its frames name: docs/viewer.md); ``None``: the generic drawer."""
+    answer_names: Mapping[str, str] = field(default_factory=dict)
+    """Per request kind, what one answer is called (``{"bid": "a bid"}``): ``arena bot
+    check`` names it in its fixes; ``"an answer"`` for a kind not named."""
 
     def default_settings(self) -> dict[str, Any]:
         """Every setting at its default, in the game's order."""
@@ -111,39 +126,61 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
 
     def terminal(self) -> TerminalRenderer:
         """The terminal pictures, or the generic ones."""
-        if self.renderer is not None:
-            return self.renderer()
-        from arena.render import generic as pictures
-
-        return pictures
+        return cast("TerminalRenderer", _part(self.renderer or GENERIC_RENDERER, self.name))
 
     def frames(self) -> WebFrames:
         """The viewer's frames, or the generic ones."""
-        if self.web is not None:
-            return self.web()
-        from arena.web.frames import generic_frames
-
-        return generic_frames()
+        return cast("WebFrames", _part(self.web or GENERIC_FRAMES, self.name)())
 
     def battery(self) -> list[Scenario]:
         """``arena bot check``'s scenarios, or the generic battery."""
         if self.scenarios is not None:
-            return self.scenarios()
-        from arena.botcheck.generic import scenarios
+            return cast("list[Scenario]", _part(self.scenarios, self.name)())
+        return cast("list[Scenario]", _part(GENERIC_BATTERY, self.name)(self))
 
-        return scenarios(self)
+    def drawer_script(self) -> str | None:
+        """The JavaScript of the viewer's drawer, or ``None`` for the generic drawer."""
+        if self.drawer is None:
+            return None
+        package, colon, name = self.drawer.partition(":")
+        if not colon or not package or not name:
+            raise CatalogError(
+                f"{self.name}'s drawer {self.drawer!r}: expected PACKAGE:FILE, e.g. mygames.dice:viewer.js"
+            )
+        try:
+            return importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
+        except (ImportError, OSError) as exc:
+            raise CatalogError(f"{self.name}'s drawer {self.drawer!r}: {exc}") from None
+
+
+def _part(path: str, game: str) -> Any:
+    """The module ``path`` names, or its attribute after a colon; ``CatalogError`` naming
+    the game and the path when there is none."""
+    module_name, colon, attribute = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CatalogError(f"{game}'s part {path!r}: cannot import {module_name}: {exc}") from None
+    if not colon:
+        return module
+    found = getattr(module, attribute, None)
+    if found is None:
+        raise CatalogError(f"{game}'s part {path!r}: {module_name} has no {attribute}")
+    return found
 
 
 AnyGame = GameRecord[Any, Any, Any, Any, Any]
 """A record whose types the caller does not know (a registry entry)."""
 
 __all__ = [
+    "BUILT_IN",
     "ENV",
     "AnyGame",
     "AnyRules",
     "CatalogError",
     "GameRecord",
     "Score",
+    "find_game",
     "games",
     "get_game",
     "register",
@@ -151,94 +188,10 @@ __all__ = [
 ]
 
 
-# --- the games of the arena ----------------------------------------------------------------
-
-
-def _nimmt_renderer() -> TerminalRenderer:
-    from arena.games.nimmt import render as pictures
-
-    return pictures
-
-
-def _sixes_renderer() -> TerminalRenderer:
-    from arena.games.sixes import render as pictures
-
-    return pictures
-
-
-def _nimmt_web() -> WebFrames:
-    from arena.web.frames import nimmt_frames
-
-    return nimmt_frames()
-
-
-def _sixes_web() -> WebFrames:
-    from arena.web.frames import sixes_frames
-
-    return sixes_frames()
-
-
-def _nimmt_scenarios() -> list[Scenario]:
-    from arena.games.nimmt.battery import scenarios
-
-    return scenarios()
-
-
-def _sixes_scenarios() -> list[Scenario]:
-    from arena.games.sixes.battery import scenarios
-
-    return scenarios()
-
-
-NIMMT: GameRecord[nimmt.State, nimmt.Settings, nimmt_wire.View, Any, nimmt_wire.Event] = GameRecord(
-    name=nimmt_wire.GAME,
-    title="6 nimmt!",
-    rules=nimmt,
-    view=nimmt_wire.View,
-    event=nimmt_wire.Event,
-    score=Score(
-        "heads",
-        lower_is_better=True,
-        per_round="Penalty/round",
-        per_round_short="Pen.",
-        per_round_hint="average penalty points (cattle heads) per round",
-    ),
-    variants=nimmt.VARIANTS,
-    overridden_by={"end_score": "rounds"},
-    setting_words={
-        "end_score": lambda v: f"end at {v} heads",
-        "rounds": lambda v: f"{v} round" + ("" if v == "1" else "s"),
-        "keep_rows": lambda v: "rows kept" if v == "true" else "rows not kept",
-        "cards_per_turn": lambda v: f"{v} cards a turn" if v != "1" else "1 card a turn",
-        "shedding": lambda v: "shedding" if v == "true" else "no shedding",
-    },
-    private=("hands",),
-    renderer=_nimmt_renderer,
-    web=_nimmt_web,
-    scenarios=_nimmt_scenarios,
-)
-
-SIXES: GameRecord[sixes.State, sixes.Settings, sixes_wire.View, Any, sixes_wire.Event] = GameRecord(
-    name=sixes_wire.GAME,
-    title="Sixes",
-    rules=sixes,
-    view=sixes_wire.View,
-    event=sixes_wire.Event,
-    score=Score("chips", lower_is_better=False),
-    setting_words={
-        "chips": lambda v: f"{v} chips",
-        "max_rounds": lambda v: f"at most {v} rounds",
-    },
-    private=("hands",),
-    renderer=_sixes_renderer,
-    web=_sixes_web,
-    scenarios=_sixes_scenarios,
-)
-
-
 # --- the registry ----------------------------------------------------------------------------
 
-_REGISTRY: dict[str, AnyGame] = {NIMMT.name: NIMMT, SIXES.name: SIXES}
+_REGISTRY: dict[str, AnyGame] = {}
+"""The games ``register`` added (one of them may stand in for a built-in game)."""
 _from_env: dict[str, dict[str, AnyGame]] = {}
 """The records of an ``ARENA_GAMES`` value, imported once per value."""
 
@@ -266,6 +219,13 @@ def registered(record: AnyGame) -> Iterator[AnyGame]:
             _REGISTRY[record.name] = before
 
 
+@functools.cache
+def _built_in_games() -> dict[str, AnyGame]:
+    """The arena's own games, imported on the first question exactly as ``ARENA_GAMES``
+    entries are, then kept (whole: a thread asking meanwhile never sees half of them)."""
+    return {record.name: record for record in map(_import_record, BUILT_IN)}
+
+
 def _env_games() -> dict[str, AnyGame]:
     """The records ``ARENA_GAMES`` names now: the variable is read at every question, so
     a game it no longer names is gone; each value is imported once."""
@@ -273,29 +233,31 @@ def _env_games() -> dict[str, AnyGame]:
     if not value:
         return {}
     if value not in _from_env:
-        records = [_import_record(entry) for entry in (part.strip() for part in value.split(",")) if entry]
+        entries = (part.strip() for part in value.split(","))
+        records = [_import_record(entry, f"{ENV} entry") for entry in entries if entry]
         _from_env[value] = {record.name: record for record in records}
     return _from_env[value]
 
 
-def _import_record(entry: str) -> AnyGame:
+def _import_record(entry: str, source: str = "built-in game") -> AnyGame:
+    """The record ``module:attribute`` names; ``CatalogError`` saying what is wrong with it."""
     module_name, colon, attribute = entry.partition(":")
     if not colon or not module_name or not attribute:
-        raise CatalogError(f"{ENV} entry {entry!r}: expected MODULE:ATTRIBUTE, e.g. mygames.dice:GAME")
+        raise CatalogError(f"{source} {entry!r}: expected MODULE:ATTRIBUTE, e.g. mygames.dice:GAME")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise CatalogError(f"{ENV} entry {entry!r}: cannot import {module_name}: {exc}") from None
+        raise CatalogError(f"{source} {entry!r}: cannot import {module_name}: {exc}") from None
     record = getattr(module, attribute, None)
     if not isinstance(record, GameRecord):
         what = "nothing" if record is None else f"a {type(record).__name__}"
-        raise CatalogError(f"{ENV} entry {entry!r}: {module_name}.{attribute} is {what}, not a GameRecord")
+        raise CatalogError(f"{source} {entry!r}: {module_name}.{attribute} is {what}, not a GameRecord")
     return record
 
 
 def games() -> dict[str, AnyGame]:
     """Every known game by name: the arena's, then those registered, then ``ARENA_GAMES``'."""
-    return {**_REGISTRY, **_env_games()}
+    return {**_built_in_games(), **_REGISTRY, **_env_games()}
 
 
 def get_game(name: str) -> AnyGame:

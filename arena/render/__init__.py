@@ -1,5 +1,6 @@
 """Showing games in the terminal. A game's renderer is found through its record
-(``arena.games.registry``: ``get_game(name).terminal()``); ``generic`` serves a game without one."""
+(``arena.games.registry``: ``get_game(name).terminal()``); ``generic`` serves a game without one,
+and ``common`` holds what every renderer shares."""
 
 from __future__ import annotations
 

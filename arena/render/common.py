@@ -1,8 +1,9 @@
-"""What the terminal pictures of every game share: the contract, and the replay loop.
+"""What the terminal pictures of every game share: the replay loop and its pieces.
 
-A game's renderer cuts a verified replay into rounds of turns and draws each piece
-(``ReplayPictures``); ``show_pictures`` alone decides what is printed when: from which
-round and turn, a pause after each turn in step mode, the standings at the end.
+A game's terminal part (``arena.games.parts.TerminalRenderer``) cuts a verified replay
+into rounds of turns and draws each piece (``ReplayPictures``); ``show_pictures`` alone
+decides what is printed when: from which round and turn, a pause after each turn in
+step mode, the standings at the end.
 """
 
 from __future__ import annotations
@@ -14,31 +15,11 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from arena.play.replay import DecisionLine, DroppedLine, FaultLine, Header, Line, ReplayError, Step
+from arena.play.replay import DecisionLine, DroppedLine, FaultLine, Header, ReplayError
 from arena.text import shown
 
 Note = FaultLine | DroppedLine
 """What the referee logged about a seat while a decision was asked of it."""
-
-
-class TerminalRenderer(Protocol):
-    """A game's terminal part (``arena.games.nimmt.render`` is one; ``arena.render.generic`` the fallback)."""
-
-    def live(self, events: Sequence[Any], labels: Sequence[str]) -> list[Any]:
-        """What ``arena play`` prints of events as they happen (rich renderables)."""
-        ...
-
-    def show_replay(
-        self,
-        console: Console,
-        lines: Sequence[Line],
-        steps: Sequence[Step],
-        round_no: int | None = None,
-        turn: int | None = None,
-        step: bool = False,
-    ) -> None:
-        """Show a verified replay from ``round_no``/``turn`` on; ``step`` waits for Enter after each turn."""
-        ...
 
 
 class ReplayPictures(Protocol):

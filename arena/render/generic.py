@@ -1,6 +1,8 @@
 """Any game in the terminal, knowing nothing of it: each step's answers and events as
-JSON lines, then the standings. The fallback for a game whose record has no renderer,
-so that ``arena play`` and ``arena replay`` show every game the catalog knows."""
+JSON lines, round by round, then the standings. The fallback for a game whose record
+has no renderer, so that ``arena play`` and ``arena replay`` show every game the
+registry knows. Rounds are counted as the web viewer's generic frames count them: from
+the ``round`` the events name (``arena.games.parts.named_round``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from arena.games.parts import named_round
 from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
 from arena.render import seat_labels
 from arena.render.common import Note, header_lines, note_lines, show_pictures, time_text
@@ -64,29 +67,53 @@ def steps_of(lines: Sequence[Line], steps: Sequence[Step]) -> tuple[list[StepLog
     return out, before, end
 
 
+def rounds_of(steps: Sequence[StepLog]) -> list[list[int]]:
+    """The indexes of the steps of each round: a step naming a round other than the
+    current one starts it, as the web viewer's generic frames start one; a game whose
+    events name no round is one round."""
+    rounds: list[list[int]] = [[]]
+    round_no = 1
+    for index, step in enumerate(steps):
+        named = named_round(step.events)
+        if named is not None and named != round_no:
+            round_no = named
+            if rounds[-1]:
+                rounds.append([])
+        rounds[-1].append(index)
+    return rounds
+
+
 class Pictures:
-    """The whole game is one round; each events line is a turn."""
+    """Each events line is a step, numbered through the game; the steps fall into the
+    rounds the events name (the whole game is one round when they name none)."""
 
     def __init__(self, lines: Sequence[Line], steps: Sequence[Step]) -> None:
         header = lines[0]
         assert isinstance(header, Header)
         self.header_line = header
         self.steps, self.before, self.end = steps_of(lines, steps)
+        self.rounds = rounds_of(self.steps)
         self.labels = seat_labels([seat.name for seat in header.seats])
         self.letters = [label.split(" ", 1)[0] for label in self.labels]
 
     def turns(self) -> list[int]:
-        return [len(self.steps)]
+        return [len(steps) for steps in self.rounds]
 
     def header(self) -> list[RenderableType]:
         return [*header_lines(self.header_line, self.labels), *note_lines(self.before, self.letters)]
 
     def round_start(self, round_index: int, from_turn: int) -> list[RenderableType]:
-        return [Text(), Rule("Game" if from_turn == 0 else f"Game, from step {from_turn + 1}", align="left")]
+        if len(self.rounds) == 1:
+            title = "Game" if from_turn == 0 else f"Game, from step {from_turn + 1}"
+        else:
+            first = self.rounds[round_index][from_turn] + 1
+            title = f"Round {round_index + 1}" + ("" if from_turn == 0 else f", from step {first}")
+        return [Text(), Rule(title, align="left")]
 
     def turn(self, round_index: int, turn_index: int) -> list[RenderableType]:
-        step = self.steps[turn_index]
-        out: list[RenderableType] = [Text(f"step {turn_index + 1}", style="bold")]
+        index = self.rounds[round_index][turn_index]
+        step = self.steps[index]
+        out: list[RenderableType] = [Text(f"step {index + 1}", style="bold")]
         decision = step.decision
         if decision is not None:
             for i, (seat, answer, defaulted) in enumerate(
@@ -129,5 +156,6 @@ def show_replay(
     turn: int | None = None,
     step: bool = False,
 ) -> None:
-    """Show a verified replay, step by step, as JSON lines (``--round 1 --turn N`` starts at step N)."""
+    """Show a verified replay, step by step, as JSON lines (``--round R --turn N`` starts at
+    the Nth step of round R)."""
     show_pictures(console, Pictures(lines, steps), round_no, turn, step)

@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.render.common import ms_text
 from arena.text import shown
-from arena.web import caveats, charts, downloads, privacy
+from arena.web import caveats, charts, downloads, privacy, viewer
 from arena.web.authors import account, author_routes
 from arena.web.data import Unavailable, WebError
 from arena.web.etags import Conditional
@@ -347,6 +347,14 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         """What browsers ask for on their own: the site's icon (an SVG, which they all draw)."""
         return FileResponse(HERE / "static" / "favicon.svg", media_type="image/svg+xml")
 
+    def drawer(request: Request) -> Response:
+        """A game's drawer for the replay viewer, from its record (``viewer.drawer_script``):
+        served as the static scripts are, revalidated by its ETag."""
+        script = viewer.drawer_script(str(request.path_params["game"]))
+        if script is None:
+            raise HTTPException(404)
+        return Response(script, media_type="text/javascript")
+
     def api_index(request: Request) -> Response:
         try:
             summary: dict[str, Any] = site.index()
@@ -377,6 +385,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         Route("/api", api_index),
         Route("/api/health", health),
         Route("/favicon.ico", favicon),
+        Route("/drawers/{game}.js", drawer),
         Route("/api/games/{game_id}/frames", frames),
         Route("/api/games/{game_id}/replay", raw_replay),
         Route("/games/{game_id}/duplicate", duplicate_html),

@@ -1,74 +1,80 @@
-"""How a game shows in the replay viewer: the part of a game's record that cuts its
-verified steps into frames, and names the drawer of ``viewer.js`` that draws them.
+"""How a game shows in the replay viewer: what the web parts of every game share, and
+the generic frames of a game that has none of its own.
 
-A game with a web part of its own (``nimmt_frames``, ``sixes_frames``: the catalog
-calls these factories lazily) draws a card table; a game without one still shows,
-through ``GenericFrames``: one frame per step with its events as JSON and the answers
-that caused them. ``arena.web.viewer`` adds what every game shares (the decision's
-times and faults, the result, the seats), so a part only follows its own table.
+A game's web part (``parts.WebFrames``, named by its record's ``web``) cuts its
+verified steps into frames and names the drawer that draws them; a game without one
+still shows, through ``GenericFrames``: one frame per step with its events as JSON and
+the answers that caused them. ``arena.web.viewer`` adds what every game shares (the
+decision's times and faults, the result, the seats), so a part only follows its own
+table; ``TableFrames`` is the loop every table-following part runs.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
+from arena.games.parts import Frame, Heading, named_round
 from arena.play.replay import Header, Step
 
-Frame = dict[str, Any]
-"""One moment of a game as JSON-able builtins (docs/viewer.md, "Every frame")."""
+__all__ = ["Frame", "GenericFrames", "Heading", "TableFrames", "count", "letters", "settings_words"]
 
 
-@dataclass(frozen=True)
-class Heading:
-    """What the viewer says of one game's settings before any frame."""
+class TableFrames:
+    """What a game's frames share: a table followed event by event, a frame added for
+    each moment worth seeing, and the table checked against the rules' state after each
+    step. A game's part subclasses it with its table's fields (``snapshot``), its
+    events (``event``) and its check (``check``)."""
 
-    variant: str
-    """The settings in words, for the title line."""
-    unit: str | None = None
-    """What the scores count under these settings; ``None``: the record's score unit."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Top-level fields the drawer needs (card faces, suits)."""
+    def __init__(self, header: Header) -> None:
+        self.players = header.players
+        self.letters = letters(header.players)
+        self.added: list[Frame] = []
+        self.round = 0
+        self.turn = 0
+        self.ranks: list[int] | None = None
+
+    def snapshot(self) -> Frame:
+        """The game's own fields of a frame: its whole table now."""
+        raise NotImplementedError
+
+    def event(self, event: Any, step: Step, last: bool) -> None:
+        """Follow one event (``last``: the step's last), adding frames with ``add``."""
+        raise NotImplementedError
+
+    def check(self, state: Any) -> None:
+        """Raise ``AssertionError`` when the table followed parted from the rules' ``state``."""
+        raise NotImplementedError
+
+    def add(self, kind: str, caption: str, move: Mapping[str, Any] | None = None) -> None:
+        """A frame of the table as it stands: its kind, round, turn, caption and move."""
+        frame: Frame = {"kind": kind, "round": self.round, "turn": self.turn, "caption": caption}
+        frame.update(self.snapshot())
+        frame["ranks"] = self.ranks
+        frame["move"] = None if move is None else dict(move)
+        self.added.append(frame)
+
+    def step(self, step: Step) -> list[Frame]:
+        """The frames of one step's events, the table then checked against the rules."""
+        self.added = []
+        events = step.events
+        for index, event in enumerate(events):
+            self.event(event, step, index == len(events) - 1)
+        self.check(step.state)
+        return self.added
+
+    def parted(self, state: Any) -> AssertionError:
+        """The error of a table that parted from the rules' ``state`` (it has a round and a turn)."""
+        return AssertionError(f"viewer state parted from the rules at round {state.round}, turn {state.turn}")
 
 
-class WebFrames(Protocol):
-    """A game's web part: its replay steps as the viewer's frames."""
-
-    @property
-    def drawer(self) -> str:
-        """The name of the drawer in viewer.js that draws these frames."""
-        ...
-
-    def heading(self, header: Header) -> Heading:
-        """The variant in words, the score unit and the drawer's fields for this game."""
-        ...
-
-    def frames(self, header: Header, steps: Iterable[Step]) -> Iterator[list[Frame]]:
-        """Per verified step, the frames it shows, each holding the whole table."""
-        ...
-
-
-def nimmt_frames() -> WebFrames:
-    """6 nimmt!'s web part: rows, hands, piles, a frame per card placed."""
-    from arena.games.nimmt.frames import NimmtFrames
-
-    return NimmtFrames()
-
-
-def sixes_frames() -> WebFrames:
-    """Sixes' web part: suit runs, hands, chips and the pot."""
-    from arena.games.sixes.frames import SixesFrames
-
-    return SixesFrames()
-
-
-def generic_frames() -> WebFrames:
-    """The web part of a game that has none of its own."""
-    return GenericFrames()
+def follow(table: TableFrames, steps: Iterable[Step]) -> Iterator[list[Frame]]:
+    """Per step, the frames ``table`` adds for it: a part's ``frames``."""
+    for step in steps:
+        yield table.step(step)
 
 
 def letters(players: int) -> list[str]:
@@ -90,7 +96,8 @@ def settings_words(settings: Mapping[str, Any]) -> str:
 
 class GenericFrames:
     """One frame per step: its events as JSON, the answers that caused them, and the
-    round when the events name one. The scores are known when the game ends."""
+    round when the events name one (``parts.named_round``, as the generic terminal
+    pictures count them). The scores are known when the game ends."""
 
     drawer = "generic"
 
@@ -112,9 +119,9 @@ class GenericFrames:
                 turn += 1
                 said = " · ".join(f"{seats[a['seat']]} {_text(a['answer'])}" for a in answers)
                 caption = f"{decision.kind} · {said} → {kinds or 'no events'}"
-            named = [e["round"] for e in events if isinstance(e, dict) and type(e.get("round")) is int]
-            if named and named[-1] != round_no:  # the step starts a round: shown as its first frame
-                round_no, turn = named[-1], 0
+            named = named_round(events)
+            if named is not None and named != round_no:  # the step starts a round: shown as its first frame
+                round_no, turn = named, 0
             frame: Frame = {
                 "kind": "start" if decision is None else "step",
                 "round": round_no,

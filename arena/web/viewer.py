@@ -5,12 +5,14 @@ the only judge of what happened, and hands the steps to the game's web part (its
 record's ``web``, else ``GenericFrames``), which cuts them into frames, one per moment a
 spectator would want to see. Every frame holds the whole table, so a viewer draws any
 frame alone and steps back as easily as forward; ``viewer.js`` only draws, with the
-drawer the part names, and never applies a rule. What every game shares is added
+drawer the part names (the script of the record's ``drawer``, else the generic one),
+and never applies a rule. What every game shares is added
 here: the decision's times, defaults and faults on the first frame it led to, the
 rounds, the seats and the result.
 
-``standalone_html`` packs the viewer and one game's frames into a single HTML file that
-opens offline from disk. The frames format is documented in docs/viewer.md.
+``standalone_html`` packs the viewer, the game's drawer and its frames into a single
+HTML file that opens offline from disk; ``drawer_script`` is what the server sends a
+page for a game's drawer. The frames format is documented in docs/viewer.md.
 """
 
 from __future__ import annotations
@@ -186,13 +188,22 @@ body.rv-standalone main { max-width: 1280px; margin: 0 auto; padding: 0.25rem; }
 """
 
 
+def drawer_script(game: str) -> str | None:
+    """The JavaScript of game ``game``'s drawer, or ``None`` (no such game, or one drawn by
+    the generic drawer); ``CatalogError`` for a record whose drawer cannot be read."""
+    record = catalog.find_game(game)
+    return None if record is None else record.drawer_script()
+
+
 def standalone_html(lines: Sequence[Line], title: str = "replay") -> str:
-    """One self-contained HTML page: the viewer's CSS and JS inline and the game's
-    frames embedded, with no external asset, so it opens offline from disk."""
+    """One self-contained HTML page: the viewer's CSS and JS and the game's drawer inline
+    and the game's frames embedded, with no external asset, so it opens offline from disk."""
     data = frames(lines, title)
     css = (STATIC / "viewer.css").read_text(encoding="utf-8")
     js = (STATIC / "viewer.js").read_text(encoding="utf-8")
-    assert "</style" not in css.lower() and "</script" not in js.lower(), "an asset would close its own tag"
+    drawer = drawer_script(data["game"]) or ""
+    closing = "</script" in js.lower() or "</script" in drawer.lower()
+    assert "</style" not in css.lower() and not closing, "an asset would close its own tag"
     # JSON inside <script>: "<", ">" and "&" only occur in strings, where \\u escapes
     # mean the same and cannot close the element or open a comment
     payload = (
@@ -216,7 +227,8 @@ def standalone_html(lines: Sequence[Line], title: str = "replay") -> str:
 </main>
 <script type="application/json" id="replay-data">{payload}</script>
 <script>
-{js}</script>
+{js}
+{drawer}</script>
 </body>
 </html>
 """

@@ -146,7 +146,7 @@ def test_tournament_list_and_show_load_no_trio_or_docker(small_db: Path) -> None
 
 
 def test_no_sub_app_module_imports_the_main_module() -> None:
-    modules = ("common", "sandbox", "tournaments", "results", "gauntlet", "web", "live")
+    modules = ("common", "sandbox", "tournaments", "results", "gauntlet", "web", "live", "games")
     for module in modules:
         code = f"import sys; import arena.cli.{module}; assert 'arena.cli.main' not in sys.modules"
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -173,6 +173,7 @@ def test_every_command_is_registered_in_its_place() -> None:
         "bot",
         "tournament",
         "author",
+        "game",
         "ladder",
     ]
     tournament = group.commands["tournament"]
@@ -181,6 +182,8 @@ def test_every_command_is_registered_in_its_place() -> None:
     author = group.commands["author"]
     assert isinstance(author, typer.core.TyperGroup)
     assert list(author.commands) == ["add", "list", "revoke", "reissue"]
+    game = group.commands["game"]
+    assert isinstance(game, typer.core.TyperGroup) and list(game.commands) == ["check"]
 
 
 def test_the_gauntlet_help_states_the_default_cap() -> None:

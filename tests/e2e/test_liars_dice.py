@@ -8,7 +8,10 @@ sandbox and a real SQLite file; and its rules keep the contract the referee reli
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -95,6 +98,21 @@ def test_a_tournament_its_leaderboard_and_its_games(bots: list[Path], tmp_path: 
     assert table.returncode == 0 and "Liar's dice (liars-dice/standard)" in table.stdout, table.stdout
     listed = arena("games", "--tournament", "dice", "--db", str(db))
     assert listed.returncode == 0 and listed.stdout.count("liar-bold") >= 4, listed.stdout
+
+
+def test_bot_check_names_a_bid_in_the_games_words(bots: list[Path], tmp_path: Path) -> None:
+    """Was: any illegal answer got 6 nimmt!'s words ("a card is a JSON number")."""
+    quoted = tmp_path / "quoted"
+    shutil.copytree(bots[0], quoted)
+    manifest = (quoted / "bot.toml").read_text().replace('"python3 bot.py"', '"python3 bot.py quoted"')
+    (quoted / "bot.toml").write_text(manifest.replace('name = "liar"', 'name = "quoted"'))
+    for path in (tmp_path, quoted, *quoted.iterdir()):
+        os.chmod(path, 0o755)
+    checked = arena("bot", "check", str(quoted), "--game", "liars-dice", "--sandbox", "local")
+    assert checked.returncode != 0, checked.stdout
+    assert re.search(r'a bid is a list of JSON numbers, not of strings: answer \[\d+,\d+\], not \["\d+","\d+"\]',
+                     checked.stdout), checked.stdout  # fmt: skip
+    assert not re.search(r"\b(card|row|pair|nimmt)\b", checked.stdout.split("FAIL", 1)[1]), checked.stdout
 
 
 def test_it_is_registered_from_outside_only(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ import msgspec
 import pytest
 
 from arena.games import registry as catalog
+from arena.games.nimmt import GAME as NIMMT
 from arena.games.registry import ENV, games
 from arena.play import replay
 
@@ -67,11 +68,11 @@ def test_registered_holds_a_game_for_the_block_only(monkeypatch: pytest.MonkeyPa
     assert "goofspiel" not in games()
     with pytest.raises(catalog.CatalogError, match="unknown game 'goofspiel'"):
         catalog.get_game("goofspiel")
-    stand_in = dataclasses.replace(catalog.NIMMT, title="Stand-in")
+    stand_in = dataclasses.replace(NIMMT, title="Stand-in")
     with pytest.raises(RuntimeError), catalog.registered(stand_in):
         assert catalog.get_game("nimmt") is stand_in
         raise RuntimeError
-    assert catalog.get_game("nimmt") is catalog.NIMMT, "the record it replaced is back"
+    assert catalog.get_game("nimmt") is NIMMT, "the record it replaced is back"
 
 
 def test_play_shows_the_events_as_json_lines_and_the_standings(played: tuple[str, Path], registered: None) -> None:
@@ -164,4 +165,69 @@ def test_nothing_outside_its_folder_names_the_game() -> None:
         for path in (ROOT / folder).rglob("*"):
             if path.is_file() and path.suffix in (".py", ".js", ".html", ".toml", ".css"):
                 assert "goofspiel" not in path.read_text().lower(), path
-    assert GOOFSPIEL.renderer is None and GOOFSPIEL.web is None and GOOFSPIEL.scenarios is None
+    assert (
+        GOOFSPIEL.renderer is None
+        and GOOFSPIEL.web is None
+        and GOOFSPIEL.scenarios is None
+        and GOOFSPIEL.drawer is None
+    )
+
+
+def test_the_built_in_games_register_as_an_outside_game_does() -> None:
+    """Each built-in record lives in its game's folder and the registry names it as
+    ``ARENA_GAMES`` names Goofspiel; it imports no game, and no part of one, itself."""
+    from arena.games import nimmt, sixes
+
+    assert catalog.BUILT_IN == ("arena.games.nimmt:GAME", "arena.games.sixes:GAME")
+    assert catalog.get_game("nimmt") is nimmt.GAME and catalog.get_game("sixes") is sixes.GAME
+    named = sorted(module_imports()["arena.games.registry"])
+    assert named == ["arena.games.base", "arena.games.parts"], named
+    for record in (nimmt.GAME, sixes.GAME):
+        for part in (record.renderer, record.web, record.scenarios, record.drawer):
+            assert isinstance(part, str) and part.startswith(f"arena.games.{record.name}")
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Every module of the arena and the protocol, and the modules it imports anywhere
+    (at the top, inside functions, under ``TYPE_CHECKING``)."""
+    import ast
+
+    modules = {}
+    for package in ("arena", "protocol", "leaderboard"):
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                    base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    found.add(target)
+        graph[name] = found
+    return graph
+
+
+def test_no_import_cycle_runs_through_the_registry() -> None:
+    """Was: registry -> pictures, web frames, battery -> replay -> registry (13 modules)."""
+    graph = module_imports()
+    start = "arena.games.registry"
+    seen, stack = set(), list(graph[start])
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(graph[name])
+    assert start not in seen, f"the registry imports, through others, itself: {sorted(seen)}"
+    assert seen <= {"arena.games.base", "arena.games.parts", "arena.games.chance"}, sorted(seen)

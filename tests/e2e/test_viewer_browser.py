@@ -336,7 +336,8 @@ def test_a_phone_sized_window_has_no_sideways_scroll(browser: Any, pages: dict[s
 
 class _GamePage(BaseHTTPRequestHandler):
     """The arena's game page contract, served from memory: the viewer's markup, its
-    two assets and the frames URL (game 7 exists, game 8 does not)."""
+    two assets, the game's drawer (fetched once the frames name it) and the frames URL
+    (game 7 exists, game 8 does not)."""
 
     frames: bytes = b""
 
@@ -351,6 +352,7 @@ class _GamePage(BaseHTTPRequestHandler):
             "/game/8": (200, "text/html", page.format(8).encode()),
             "/static/viewer.js": (200, "text/javascript", (viewer.STATIC / "viewer.js").read_bytes()),
             "/static/viewer.css": (200, "text/css", (viewer.STATIC / "viewer.css").read_bytes()),
+            "/drawers/nimmt.js": (200, "text/javascript", (viewer.drawer_script("nimmt") or "").encode()),
             "/api/games/7/frames": (200, "application/json", self.frames),
             "/api/games/8/frames": (404, "application/json", b'{"error": "no game 8"}'),
         }

@@ -16,7 +16,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.games.registry import NIMMT, registered
+from arena.games.nimmt import GAME as NIMMT
+from arena.games.registry import registered
 from arena.play import replay, simulate
 from arena.play.replay import DecisionLine, EventsLine, Header
 from arena.store import Store

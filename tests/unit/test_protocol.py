@@ -138,6 +138,7 @@ def test_events_hold_tuples_so_decoded_equals_fresh() -> None:
 
 class First(Bot):
     name, version = "first", "2.0"
+    games = ("nimmt",)
 
     def __init__(self) -> None:
         self.seen: list[object] = []

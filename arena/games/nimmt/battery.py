@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.botcheck import Opening, Scenario
 from arena.botcheck.generic import scrambled_ids
 from arena.games.nimmt.rules import Settings, State
+from arena.games.parts import Opening, Scenario
 from protocol.nimmt import Deal
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from arena.play.replay import Header, Step
-from arena.web.frames import Frame, Heading, count, letters
+from arena.web.frames import Frame, Heading, TableFrames, count, follow
 from protocol import nimmt as nimmt_protocol
 
 
@@ -33,24 +33,19 @@ class NimmtFrames:
         return Heading(" · ".join(parts), "cards" if shedding else "heads", {"heads": list(nimmt_protocol.HEADS)})
 
     def frames(self, header: Header, steps: Iterable[Step]) -> Iterator[list[Frame]]:
-        table = _Table(header)
-        for step in steps:
-            yield table.step(step)
+        return follow(_Table(header), steps)
 
 
-class _Table:
+class _Table(TableFrames):
     """The table as the events build it, checked against the rules' state after each step."""
 
     def __init__(self, header: Header) -> None:
+        super().__init__(header)
         settings = header.settings
-        self.players = players = header.players
-        self.letters = letters(players)
+        players = header.players
         self.shedding = bool(settings.get("shedding", False))
         self.keep_rows = bool(settings.get("keep_rows", False))
         self.professional = settings.get("variant") == "professional"
-        self.added: list[Frame] = []
-        self.round = 0
-        self.turn = 0
         self.rows: list[list[int]] = []
         self.hands: list[list[int]] = [[] for _ in range(players)]
         self.scores = [0] * players
@@ -58,40 +53,23 @@ class _Table:
         self.piles: list[list[int]] = [[] for _ in range(players)]
         self.revealed: list[list[int]] = []
         self.offer: list[int] = []
-        self.ranks: list[int] | None = None
 
     def new_round(self, round_no: int) -> None:
         self.round = round_no
         self.turn = 0
 
-    def add(self, kind: str, caption: str, move: dict[str, Any] | None = None) -> None:
-        self.added.append(
-            {
-                "kind": kind,
-                "round": self.round,
-                "turn": self.turn,
-                "caption": caption,
-                "rows": [list(row) for row in self.rows],
-                "hands": [list(hand) for hand in self.hands],
-                "piles": [list(pile) for pile in self.piles],
-                "revealed": [list(play) for play in self.revealed],
-                "offer": list(self.offer),
-                "scores": [len(hand) for hand in self.hands] if self.shedding else list(self.scores),
-                "round_heads": list(self.round_heads),
-                "ranks": self.ranks,
-                "move": move,
-            }
-        )
+    def snapshot(self) -> Frame:
+        return {
+            "rows": [list(row) for row in self.rows],
+            "hands": [list(hand) for hand in self.hands],
+            "piles": [list(pile) for pile in self.piles],
+            "revealed": [list(play) for play in self.revealed],
+            "offer": list(self.offer),
+            "scores": [len(hand) for hand in self.hands] if self.shedding else list(self.scores),
+            "round_heads": list(self.round_heads),
+        }
 
-    def step(self, step: Step) -> list[Frame]:
-        """The frames of one step's events, the table then checked against the rules."""
-        self.added = []
-        for event in step.events:
-            self.event(event)
-        self.check(step.state)
-        return self.added
-
-    def event(self, event: Any) -> None:
+    def event(self, event: Any, step: Step, last: bool) -> None:
         letters = self.letters
         match event:
             case nimmt_protocol.DraftStart(round=round_no, offer=offer, first=first):
@@ -197,4 +175,4 @@ class _Table:
             same = same and list(state.scores) == self.scores
             same = same and (state.over or list(state.round_heads) == self.round_heads)
         if not same:
-            raise AssertionError(f"viewer state parted from the rules at round {state.round}, turn {state.turn}")
+            raise self.parted(state)

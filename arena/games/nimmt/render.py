@@ -30,6 +30,7 @@ from arena.play.replay import (
     Line,
     Step,
 )
+from arena.render import seat_labels
 from arena.render.common import Note, count, header_lines, note_lines, show_pictures, time_text
 from protocol.nimmt import HEADS, Deal, DraftStart, GameEnd, Pick, Place, Reveal, RoundEnd
 
@@ -216,7 +217,6 @@ class Pictures:
     """A 6 nimmt! game log drawn piece by piece for ``show_pictures``."""
 
     def __init__(self, log: GameLog) -> None:
-        from arena.render import seat_labels  # here, not at the top: the package imports this module
 
         self.log = log
         self.labels = seat_labels([seat.name for seat in log.header.seats])

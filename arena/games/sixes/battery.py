@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.botcheck import Scenario
 from arena.botcheck.generic import scrambled_ids
+from arena.games.parts import Scenario
 from arena.games.sixes.rules import Settings, State
 from protocol.sixes import Deal
 

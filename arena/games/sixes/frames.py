@@ -7,7 +7,7 @@ from typing import Any
 
 from arena.games.sixes import rules as sixes_rules
 from arena.play.replay import Header, Step
-from arena.web.frames import Frame, Heading, count, letters
+from arena.web.frames import Frame, Heading, TableFrames, count, follow
 from protocol import sixes as sixes_protocol
 
 SUIT_NAMES = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
@@ -33,26 +33,19 @@ class SixesFrames:
         )
 
     def frames(self, header: Header, steps: Iterable[Step]) -> Iterator[list[Frame]]:
-        table = _Table(header)
-        for step in steps:
-            yield table.step(step)
+        return follow(_Table(header), steps)
 
 
-class _Table:
+class _Table(TableFrames):
     """The table as the events build it, checked against the rules' state after each step."""
 
     def __init__(self, header: Header) -> None:
-        self.players = header.players
-        self.letters = letters(self.players)
-        self.added: list[Frame] = []
-        self.round = 0
-        self.turn = 0
+        super().__init__(header)
         self.hands: list[list[str]] = [[] for _ in range(self.players)]
         self.table: tuple[tuple[int, int] | None, ...] = (None,) * len(sixes_protocol.SUITS)
         self.chips = [int(header.settings.get("chips", 10))] * self.players
         self.pot = 0
         self.to_move: int | None = None
-        self.ranks: list[int] | None = None
 
     def runs(self) -> list[list[str]]:
         """Each suit's cards on the table, lowest first (``SUITS`` order)."""
@@ -61,37 +54,23 @@ class _Table:
             for s, run in zip(sixes_protocol.SUITS, self.table, strict=True)
         ]
 
-    def add(self, kind: str, caption: str, move: dict[str, Any] | None = None) -> None:
-        self.added.append(
-            {
-                "kind": kind,
-                "round": self.round,
-                "turn": self.turn,
-                "caption": caption,
-                "runs": self.runs(),
-                "hands": [list(hand) for hand in self.hands],
-                "chips": list(self.chips),
-                "scores": list(self.chips),
-                "pot": self.pot,
-                "to_move": self.to_move,
-                "ranks": self.ranks,
-                "move": move,
-            }
-        )
+    def snapshot(self) -> Frame:
+        return {
+            "runs": self.runs(),
+            "hands": [list(hand) for hand in self.hands],
+            "chips": list(self.chips),
+            "scores": list(self.chips),
+            "pot": self.pot,
+            "to_move": self.to_move,
+        }
 
-    def step(self, step: Step) -> list[Frame]:
-        """The frames of one step's events, the table then checked against the rules."""
-        self.added = []
-        events = step.events
-        for i, event in enumerate(events):
-            # who moves next is the rules' business: known from the state once the
-            # step's last event is shown, unknown (null) in between
-            self.to_move = step.state.to_move if i == len(events) - 1 and not step.state.over else None
-            self.event(event)
-        self.check(step.state)
-        return self.added
+    def event(self, event: Any, step: Step, last: bool) -> None:
+        # who moves next is the rules' business: known from the state once the step's
+        # last event is shown, unknown (null) in between
+        self.to_move = step.state.to_move if last and not step.state.over else None
+        self.follow(event)
 
-    def event(self, event: Any) -> None:
+    def follow(self, event: Any) -> None:
         letters = self.letters
         match event:
             case sixes_protocol.Deal(round=round_no, hands=hands, starter=starter):
@@ -149,7 +128,7 @@ class _Table:
         hands = tuple(tuple(hand) for hand in self.hands)
         same = hands == state.hands and self.table == state.table and list(state.chips) == self.chips
         if not same or (not state.over and state.pot != self.pot):
-            raise AssertionError(f"viewer state parted from the rules at round {state.round}, turn {state.turn}")
+            raise self.parted(state)
 
 
 def card_name(card: str) -> str:

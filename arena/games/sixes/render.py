@@ -19,6 +19,7 @@ from rich.text import Text
 
 from arena.games.sixes.rules import Run, State, place
 from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
+from arena.render import seat_labels
 from arena.render.common import Note, bank_text, count, header_lines, note_lines, show_pictures
 from arena.render.common import ms_text as _ms
 from protocol.sixes import RANKS, SUITS, Deal, GameEnd, Pass, Play, RoundEnd, rank, suit
@@ -153,7 +154,6 @@ class Pictures:
     one grid, so a round's heading ends with the grid's header."""
 
     def __init__(self, log: GameLog, width: int) -> None:
-        from arena.render import seat_labels  # here, not at the top: the package imports this module
 
         self.log = log
         self.labels = seat_labels([seat.name for seat in log.header.seats])

@@ -2,22 +2,23 @@
  *
  * Draws the frames that arena/web/viewer.py computes from a verified replay
  * (docs/viewer.md). Every frame holds the whole table, so this file only draws: it
- * applies no game rule. Each game's table is drawn by the drawer its frames name
- * (DRAWERS: "nimmt", "sixes"); a game without one of its own gets "generic", which
- * shows each step's answers and events as JSON, so no game is drawn as another. Data comes from an embedded JSON script element with the id
+ * applies no game rule. This file is the viewer and its generic drawer, which shows
+ * each step's answers and events as JSON; a game's own table is drawn by the drawer its
+ * frames name, a script of the game's folder that registers itself here
+ * (window.ArenaViewer.register), so no game is drawn as another. The arena's game page
+ * loads that script from /drawers/GAME.js once the frames name it; the standalone
+ * export holds it inline. Data comes from an embedded JSON script element with the id
  * replay-data (the standalone export) or from the URL in the viewer element's
- * data-frames-url attribute (the arena's game page). Cards are keyed by data-card, so a card
- * that moves between two frames (hand -> reveal -> row -> pile) slides there (FLIP).
+ * data-frames-url attribute (the arena's game page). A drawn piece is keyed by
+ * data-piece, so a piece that moves between two frames slides there (FLIP).
  */
 (function () {
   "use strict";
 
   var SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
-  var DWELL = {
-    draft: 1600, pick: 450, deal: 1700, reveal: 1500, place: 950, round_end: 2800, game_end: 3000,
-    play: 700, pass: 700, start: 1500, step: 1200
-  };
-  var SUIT_GLYPHS = { o: "\u2666", c: "\u2665", e: "\u2660", b: "\u2663" };
+  var DWELL = { start: 1500, step: 1200, round_end: 2800, game_end: 3000 };
+  /* How long a frame of each kind stays at 1x, in ms; a drawer adds its own kinds (dwell). */
+  var DRAWER_URL = "/drawers/";
   var REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
   function h(tag, attrs, children) {
@@ -67,39 +68,6 @@
     return (value / 1000).toFixed(2) + " s";
   }
 
-  /* ---- cards ------------------------------------------------------------------------ */
-
-  function nimmtCard(data, card, size) {
-    var heads = data.heads[card];
-    var marks = h("span", { class: "card-heads", "aria-hidden": "true" });
-    for (var i = 0; i < heads; i++) marks.appendChild(h("i", { class: "hd" }));
-    return h("div", {
-      class: "card ncard h" + heads + (size ? " " + size : ""),
-      "data-card": String(card),
-      "data-heads": String(heads),
-      role: "img",
-      "aria-label": "card " + card + ", " + plural(heads, "head")
-    }, [marks, h("span", { class: "card-num", "aria-hidden": "true", text: String(card) })]);
-  }
-
-  function sixesCard(data, card, size) {
-    var rank = parseInt(card, 10);
-    var suit = card.charAt(card.length - 1);
-    var suitInfo = data.suits.filter(function (s) { return s.suit === suit; })[0];
-    var rankName = data.rank_names[String(rank)] || String(rank);
-    var glyph = SUIT_GLYPHS[suit];
-    return h("div", {
-      class: "card scard s-" + suit + (size ? " " + size : ""),
-      "data-card": card,
-      role: "img",
-      "aria-label": rankName + " of " + suitInfo.name
-    }, [
-      h("span", { class: "card-corner", "aria-hidden": "true" }, [h("b", { text: String(rank) }), glyph]),
-      h("span", { class: "card-pip", "aria-hidden": "true", text: glyph }),
-      rank >= 10 ? h("span", { class: "card-face", "aria-hidden": "true", text: rankName }) : null
-    ]);
-  }
-
   /* ---- the viewer ------------------------------------------------------------------- */
 
   function Viewer(root, data) {
@@ -115,6 +83,8 @@
     var named = data.drawer || data.game;
     this.drawerName = Object.prototype.hasOwnProperty.call(DRAWERS, named) ? named : "generic";
     this.drawer = DRAWERS[this.drawerName];
+    this.dwell = Object.assign({}, DWELL, this.drawer.dwell || {});
+    if (this.drawer.css) addStyle(this.drawerName, this.drawer.css);
     this.build();
     linkControls(this);
     var linked = fragmentFrame(this.frames, location.hash);
@@ -122,9 +92,11 @@
     if (linked !== null) this.reveal();
   }
 
-  Viewer.prototype.card = function (card, size) {
-    return this.drawer.card(this.data, card, size);
-  };
+  /* A drawer's own style sheet, added once to the page (style-src allows inline styles). */
+  function addStyle(name, css) {
+    if (document.querySelector("style[data-drawer-style=\"" + name + "\"]")) return;
+    document.head.appendChild(h("style", { "data-drawer-style": name, text: css }));
+  }
 
   Viewer.prototype.build = function () {
     var self = this;
@@ -302,7 +274,7 @@
   /* How long playing every frame takes at ``speed``, in ms (each frame's dwell, as ``schedule`` waits). */
   Viewer.prototype.duration = function (speed) {
     var total = 0;
-    for (var i = 0; i < this.frames.length - 1; i++) total += (DWELL[this.frames[i].kind] || 900) / speed;
+    for (var i = 0; i < this.frames.length - 1; i++) total += (this.dwell[this.frames[i].kind] || 900) / speed;
     return total;
   };
 
@@ -320,7 +292,7 @@
     clearTimeout(this.timer);
     if (!this.playing) return;
     var frame = this.frames[this.index];
-    var dwell = (DWELL[frame.kind] || 900) / this.speed;
+    var dwell = (this.dwell[frame.kind] || 900) / this.speed;
     this.timer = setTimeout(function () {
       if (self.index < self.frames.length - 1) {
         self.show(self.index + 1, true);
@@ -333,7 +305,7 @@
 
   Viewer.prototype.show = function (index, animate) {
     index = Math.max(0, Math.min(this.frames.length - 1, index));
-    // slide the cards only for a single step, and not while a key is held down or
+    // slide the pieces only for a single step, and not while a key is held down or
     // play runs too fast to see a slide: then each frame is simply drawn
     var now = Date.now();
     var rapid = now - this.lastShown < 150;
@@ -365,18 +337,18 @@
     markTurn(this);
   };
 
-  /* FLIP: remember where every card was, draw the new frame, then play each card's move
+  /* FLIP: remember where every piece was, draw the new frame, then play each piece's move
    * from its old place (and size) to its new one. */
   Viewer.prototype.snapshot = function () {
     var rects = {};
-    this.root.querySelectorAll(".card[data-card]").forEach(function (node) {
-      rects[node.getAttribute("data-card")] = node.getBoundingClientRect();
+    this.root.querySelectorAll("[data-piece]").forEach(function (node) {
+      rects[node.getAttribute("data-piece")] = node.getBoundingClientRect();
     });
     return rects;
   };
 
   Viewer.prototype.slideTime = function (index) {
-    return Math.min(520, (DWELL[this.frames[index].kind] || 900) / this.speed * 0.6);
+    return Math.min(520, (this.dwell[this.frames[index].kind] || 900) / this.speed * 0.6);
   };
 
   Viewer.prototype.flip = function (before) {
@@ -385,8 +357,8 @@
     // read every new place first, then start the animations: reads between animate()
     // calls would each force the page's style to be recomputed
     var moves = [];
-    this.root.querySelectorAll(".card[data-card]").forEach(function (node) {
-      moves.push([node, before[node.getAttribute("data-card")], node.getBoundingClientRect()]);
+    this.root.querySelectorAll("[data-piece]").forEach(function (node) {
+      moves.push([node, before[node.getAttribute("data-piece")], node.getBoundingClientRect()]);
     });
     moves.forEach(function (move) {
       var node = move[0];
@@ -408,111 +380,6 @@
       ], { duration: duration, easing: "cubic-bezier(.2,.7,.3,1)" });
     });
   };
-
-  /* ---- 6 nimmt! --------------------------------------------------------------------- */
-
-  function drawNimmt(self, frame) {
-    var data = self.data;
-    var table = self.table;
-    table.textContent = "";
-    var move = frame.move;
-
-    if (frame.offer.length) {
-      var offer = h("div", { class: "rv-offer", "data-offer": "" });
-      frame.offer.forEach(function (c) { offer.appendChild(self.card(c, "sm")); });
-      table.appendChild(h("div", { class: "rv-zone" }, [
-        h("h3", { class: "rv-zone-title", text: "on offer \u00b7 " + plural(frame.offer.length, "card") }), offer
-      ]));
-    }
-
-    var drafting = frame.kind === "draft" || frame.kind === "pick";
-    var reveal = h("div", { class: "rv-reveal", "data-reveal": "", hidden: drafting ? "" : null });
-    frame.revealed.forEach(function (play) {
-      reveal.appendChild(h("div", { class: "rv-played seat-" + (play[1] % 10), "data-seat": String(play[1]) }, [
-        self.card(play[0]), h("span", { class: "rv-tag", text: data.seats[play[1]].letter })
-      ]));
-    });
-    if (!frame.revealed.length) {
-      reveal.appendChild(h("span", {
-        class: "rv-placeholder",
-        text: "the cards played this turn are revealed here"
-      }));
-    }
-    table.appendChild(h("div", { class: "rv-zone rv-reveal-zone", hidden: drafting ? "" : null }, [
-      h("h3", { class: "rv-zone-title", text: "revealed" }), reveal
-    ]));
-
-    var rows = h("div", { class: "rv-rows" });
-    for (var r = 0; r < 4; r++) {
-      var cards = frame.rows[r] || [];
-      var heads = cards.reduce(function (sum, c) { return sum + data.heads[c]; }, 0);
-      var classes = "rv-row" + (cards.length >= 5 ? " rv-full" : "");
-      if (move && move.row === r && frame.kind === "place") {
-        classes += move.taken.length ? " rv-taken" : " rv-target";
-      }
-      var slots = h("div", { class: "rv-slots" });
-      for (var s = 0; s < 6; s++) {
-        var slot = h("div", { class: "rv-slot" + (s === 5 ? " rv-slot-danger" : "") });
-        if (s === 5) slot.appendChild(h("span", { class: "rv-slot-label", "aria-hidden": "true", text: "6th" }));
-        if (cards[s] !== undefined) {
-          var node = self.card(cards[s]);
-          if (move && move.card === cards[s] && frame.kind === "place") node.classList.add("rv-moved");
-          slot.appendChild(node);
-        }
-        slots.appendChild(slot);
-      }
-      var label = data.unit === "cards" ? plural(cards.length, "card") : plural(heads, "head");
-      rows.appendChild(h("div", {
-        class: classes, "data-row": String(r), "data-row-heads": String(heads),
-        "aria-label": "row " + r + ": " + (cards.length ? cards.join(", ") : "empty") + ", " + label
-      }, [
-        h("div", { class: "rv-row-label" }, [h("b", { text: "row " + r }), h("span", { text: label })]),
-        slots
-      ]));
-    }
-    table.appendChild(rows);
-  }
-
-  /* ---- Sixes ------------------------------------------------------------------------- */
-
-  function drawSixes(self, frame) {
-    var data = self.data;
-    var table = self.table;
-    table.textContent = "";
-    var move = frame.move;
-    var suits = h("div", { class: "rv-suits" });
-    data.suits.forEach(function (suit, i) {
-      var run = frame.runs[i];
-      var column = h("div", {
-        class: "rv-suit s-" + suit.suit, "data-suit": suit.suit,
-        "aria-label": suit.name + ": " + (run.length ? run.join(", ") : "not started")
-      }, [h("h3", { class: "rv-suit-title" }, [
-        h("span", { class: "rv-suit-glyph", "aria-hidden": "true", text: SUIT_GLYPHS[suit.suit] }),
-        " " + suit.name
-      ])]);
-      var slots = h("div", { class: "rv-suit-slots" });
-      data.ranks.slice().reverse().forEach(function (rank) {
-        var card = rank + suit.suit;
-        var slot = h("div", { class: "rv-sslot" + (rank === 6 ? " rv-sslot-six" : ""), "data-rank": String(rank) });
-        if (run.indexOf(card) >= 0) {
-          var node = self.card(card);
-          if (move && move.card === card) node.classList.add("rv-moved");
-          slot.appendChild(node);
-        } else {
-          slot.appendChild(h("span", { class: "rv-sslot-label", "aria-hidden": "true", text: String(rank) }));
-        }
-        slots.appendChild(slot);
-      });
-      column.appendChild(slots);
-      suits.appendChild(column);
-    });
-    table.appendChild(suits);
-    var chips = h("span", { class: "rv-chips", "aria-hidden": "true" });
-    for (var c = 0; c < Math.min(frame.pot, 30); c++) chips.appendChild(h("i", { class: "rv-chip" }));
-    table.appendChild(h("div", { class: "rv-pot", "aria-label": "pot: " + plural(frame.pot, "chip") }, [
-      h("span", { text: "pot " }), h("b", { "data-pot": "", text: String(frame.pot) }), chips
-    ]));
-  }
 
   /* ---- any other game: its events as JSON ----------------------------------------- */
 
@@ -561,7 +428,7 @@
       var classes = "rv-seat seat-" + (s % 10) + (active ? " rv-active" : "") + (next ? " rv-next" : "");
       if (final && frame.ranks[s] === 1) classes += " rv-winner";
       var status = data.result.statuses[s];
-      var unit = data.unit === "cards" ? "cards in hand" : data.unit;
+      var unit = drawer.unit ? drawer.unit(data) : data.unit;
       // a game drawn without a table of its own knows its scores only at the end
       var known = frame.scores !== null && frame.scores !== undefined;
       var score = h("span", { class: "rv-score" }, [
@@ -605,57 +472,23 @@
         var kinds = status.faults.map(function (f) { return f.kind; }).join(", ");
         panel.appendChild(h("div", { class: "rv-status", text: status.status + (kinds ? " (" + kinds + ")" : "") }));
       }
-      var more = drawer.extra(self, frame, s);
-      if (more) panel.appendChild(more);
-      if (drawer.card && frame.hands) {
-        var hand = h("div", { class: "rv-hand", "data-hand": String(s), "aria-label": "hand" });
-        frame.hands[s].forEach(function (c) { hand.appendChild(self.card(c, "sm")); });
-        if (!frame.hands[s].length) hand.appendChild(h("span", { class: "rv-placeholder", text: "no cards" }));
-        panel.appendChild(hand);
-      }
+      [].concat(drawer.extra(self, frame, s) || []).forEach(function (more) { if (more) panel.appendChild(more); });
       seats.appendChild(panel);
     });
   };
 
   /* ---- the drawers, by the name the frames give (data.drawer) ----------------------- *
-   * label: the table's name for screen readers; card: one card (drawers of card games);
-   * table: draws the frame's table; next, stats, extra: what a seat shows beyond its
-   * name, score, time, faults and hand. */
+   * A game's drawer registers itself: ArenaViewer.register(name, drawer), where drawer
+   * has label: the table's name for screen readers; table(viewer, frame): draws the
+   * frame's table into viewer.table; next(frame, s): whether seat s is to move;
+   * stats(viewer, frame, s) and extra(viewer, frame, s): what a seat shows beyond its
+   * name, score, time and faults (a node, a list of nodes, or null); and optionally
+   * unit(data): the score's words under each seat, dwell: {kind: ms} for its frame
+   * kinds, css: a style sheet added once. docs/viewer.md has the whole contract. */
 
   var DRAWERS = {
-    nimmt: {
-      label: "The rows",
-      card: nimmtCard,
-      table: drawNimmt,
-      next: function () { return false; },
-      stats: function (self, frame, s) {
-        if (self.data.unit !== "heads" || frame.kind === "game_end") return null;
-        return h("span", { class: "rv-round-heads" }, [
-          "+", h("b", { "data-seat-round": String(s), text: String(frame.round_heads[s]) }), " this round"
-        ]);
-      },
-      extra: function (self, frame, s) {
-        if (!frame.piles[s].length) return null;
-        var pile = h("div", { class: "rv-pile", "data-pile": String(s), "aria-label": "penalty pile" });
-        frame.piles[s].forEach(function (c) { pile.appendChild(self.card(c, "xs")); });
-        return h("div", { class: "rv-pile-wrap" }, [h("span", { class: "rv-label", text: "taken" }), pile]);
-      }
-    },
-    sixes: {
-      label: "The table",
-      card: sixesCard,
-      table: drawSixes,
-      next: function (frame, s) { return frame.to_move === s; },
-      stats: function () { return null; },
-      extra: function (self, frame, s) {
-        var chips = h("span", { class: "rv-chips", "aria-hidden": "true" });
-        for (var c = 0; c < Math.min(frame.chips[s], 30); c++) chips.appendChild(h("i", { class: "rv-chip" }));
-        return chips;
-      }
-    },
     generic: {
       label: "The events",
-      card: null,
       table: drawEvents,
       next: function () { return false; },
       stats: function () { return null; },
@@ -667,6 +500,14 @@
         ]);
       }
     }
+  };
+
+  window.ArenaViewer = {
+    /* Add the drawer that frames naming ``name`` are drawn with. */
+    register: function (name, drawer) { DRAWERS[name] = drawer; },
+    h: h,
+    plural: plural,
+    ordinal: ordinal
   };
 
   /* ---- time strip ------------------------------------------------------------------------ */
@@ -803,6 +644,20 @@
     root.appendChild(h("p", { class: "rv-error", role: "alert", text: "Could not show the replay: " + message }));
   }
 
+  /* The frames, once the drawer they name is registered: a drawer not on the page yet is
+   * the game's script, loaded from the server; one that cannot be loaded leaves the
+   * generic drawer to draw. */
+  function withDrawer(data) {
+    var named = data.drawer || data.game;
+    if (named === "generic" || Object.prototype.hasOwnProperty.call(DRAWERS, named)) return data;
+    return new Promise(function (resolve) {
+      var script = document.createElement("script");
+      script.setAttribute("src", DRAWER_URL + encodeURIComponent(data.game) + ".js");
+      script.onload = script.onerror = function () { resolve(data); };
+      document.head.appendChild(script);
+    });
+  }
+
   function boot() {
     var root = document.getElementById("replay-viewer");
     if (!root || root.getAttribute("data-started")) return;
@@ -826,6 +681,7 @@
           return body;
         });
       })
+      .then(withDrawer)
       .then(function (data) { window.replayViewer = new Viewer(root, data); })
       .catch(function (error) { fail(root, error.message); });
   }

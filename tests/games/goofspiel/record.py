@@ -3,7 +3,7 @@ the arena shows it and checks bots at it through its generic fallbacks."""
 
 from __future__ import annotations
 
-from arena.games.registry import GameRecord, Score
+from arena.games.kit import GameRecord, Score
 
 from . import rules, wire
 

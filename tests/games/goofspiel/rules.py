@@ -16,8 +16,7 @@ from typing import Any
 
 import msgspec
 
-from arena.games.base import Decision, IllegalAnswer, Outcome, SettingsError, competition_ranks
-from arena.games.chance import draw
+from arena.games.kit import Decision, IllegalAnswer, Outcome, SettingsError, competition_ranks, draw
 
 from .wire import Bids, Event, GameEnd, Prize, View
 

@@ -1,5 +1,6 @@
 """What a test needs to run ``arena`` commands on Liar's dice in other processes: the
-environment that registers the game and bot folders a sandbox user can read."""
+environment that registers the game, bot folders a sandbox user can read, and a
+database holding a finished tournament (``liars_db``; the viewer's tests use it)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,15 @@ def liars_bots(base: Path) -> list[Path]:
             os.chmod(path, 0o755)
         folders.append(folder)
     return folders
+
+
+def liars_db(base: Path, deals: int = 2) -> Path:
+    """A database in ``base`` holding one finished Liar's dice tournament: the two bots
+    at a table of two, ``deals`` deals, in the local sandbox."""
+    db = base / "liars.db"
+    bots = liars_bots(base / "bots")
+    args = ["--db", str(db), "--game", "liars-dice", "--table-size", "2", "--deals", str(deals)]
+    result = arena("tournament", "run", *map(str, bots), *args, "--sandbox", "local", "--name", "dice", "--seed", "9")
+    if result.returncode != 0:
+        raise AssertionError(f"the Liar's dice tournament failed ({result.returncode}): {result.stderr}")
+    return db

@@ -1,8 +1,10 @@
-"""Liar's dice's catalog record: rules, wire types and score, and no optional part."""
+"""Liar's dice's record: rules, wire types and score, its web frames and its viewer's
+drawer, named by import path as the arena's own games name theirs; no terminal
+pictures or battery of its own (the generic ones serve)."""
 
 from __future__ import annotations
 
-from arena.games.registry import GameRecord, Score
+from arena.games.kit import GameRecord, Score
 
 from . import rules, wire
 
@@ -13,7 +15,10 @@ LIARS_DICE: GameRecord[rules.State, rules.Settings, wire.View, wire.Answer, wire
     view=wire.View,
     event=wire.Event,
     score=Score("chips", lower_is_better=False, per_round="Chips/round", per_round_short="Chips"),
-    private=("dice",),
+    private=("State.dice", "Roll.dice"),
+    web="tests.games.liars_dice.frames:LiarsFrames",
+    drawer="tests.games.liars_dice:viewer.js",
+    answer_names={"bid": "a bid"},
 )
 
 ENV_VALUE = "tests.games.liars_dice.record:LIARS_DICE"

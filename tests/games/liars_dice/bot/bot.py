@@ -1,6 +1,7 @@
 """A Liar's dice bot: it expects a sixth of the dice it cannot see to show any face,
 bids the face it holds most of as far as that expectation goes, and calls a bid that
-claims more than it expects (``python3 bot.py bold``: it expects half again as many).
+claims more than it expects (``python3 bot.py bold``: it expects half again as many;
+``python3 bot.py quoted``: it sends each bid's numbers as strings, a mistake to check).
 
 The SDK knows nothing of Liar's dice, so the bot registers its own copy of the view's
 wire type (``register_game``); a bot folder holds all it runs with."""
@@ -50,6 +51,13 @@ class Liar(Bot):
         return "liar" if "liar" in legal else list(bids[0])
 
 
+class Quoted(Liar):
+    def decide(self, kind: str, view: Any, legal: list[Any]) -> Any:
+        answer = super().decide(kind, view, legal)
+        return [str(n) for n in answer] if isinstance(answer, list) else answer
+
+
 if __name__ == "__main__":
     register_game("liars-dice", View, Any)
-    run(Liar(1.5 if sys.argv[1:] == ["bold"] else 1.0))
+    mode = sys.argv[1:]
+    run(Quoted(1.0) if mode == ["quoted"] else Liar(1.5 if mode == ["bold"] else 1.0))
