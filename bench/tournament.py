@@ -19,7 +19,7 @@ from pathlib import Path
 
 import trio
 
-from arena.boards.board import leaderboard
+from arena.boards.standings import leaderboard
 from arena.sandbox import choose_sandbox
 from arena.store import FinishedGame, SeatResult, Store
 from arena.tournaments.roundrobin import OnThisMachine, TournamentConfig, run_tournament

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from tournament import fill_synthetic  # noqa: E402  (bench/, the script's folder)
 
-from arena.boards.board import leaderboard, settle  # noqa: E402
+from arena.boards.standings import leaderboard, settle  # noqa: E402
 from arena.store import Store  # noqa: E402
 
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -11,7 +11,7 @@ accept rate (H1 when the truth is elo0) is then about ``alpha``, the false rejec
 games of one duplicate deal are correlated (every seat held every hand), groups are
 independent. A group's score is NEW's pairwise score against the opponents at its
 table (a win 1, a shared rank 1/2, a loss 0), averaged over the group's games, so it
-lies in [0, 1]; heads-up, a group of two games scores 0, 1/4, 1/2, 3/4 or 1: the
+lies in [0, 1]; at a table of two, a group of two games scores 0, 1/4, 1/2, 3/4 or 1: the
 pentanomial of fastchess.
 
 **The likelihood is the generalized SPRT over the group scores** (the method fishtest

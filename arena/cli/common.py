@@ -330,20 +330,21 @@ def print_table(table: Table) -> None:
 
     if fit_width() is None:
         title = cell_len(str(table.title or ""))
-        # Its natural width, measured here rather than by arena.boards.board: that one
-        # brings numpy, which `arena games` has no use for.
+        # Its natural width, measured here rather than by arena.boards.show: that one
+        # loads the boards, which `arena games` has no use for.
         natural = Console(width=100_000, file=io.StringIO(), highlight=False).measure(table).maximum
         TerminalConsole(file=sys.stdout, width=max(natural, title), highlight=False).print(table)
     else:
         console.print(table)
 
 
-def print_board(rows: list[Any], title: str) -> None:
+def print_board(rows: list[Any], title: str, game: str | None = None) -> None:
     """A board as ``arena leaderboard`` shows it: a table per part, then its notes
-    (``title`` is text, not markup: it holds names)."""
-    from arena.boards.board import render_board
+    (``title`` is text, not markup: it holds names); its score column headed as
+    ``game``'s record says."""
+    from arena.boards.show import render_board
 
-    for part in render_board(rows, escape(shown(title)), fit_width()):
+    for part in render_board(rows, escape(shown(title)), fit_width(), game):
         if isinstance(part, str):
             print_line(part)
         else:

@@ -182,7 +182,7 @@ def gauntlet_cmd(
             raise
         lines(reading, last=True)
         summary(reading, stored, test)
-        from arena.boards.board import settle
+        from arena.boards.standings import settle
 
         settle(store, tournament.game, tournament.variant, tournament.name, tournament.id)  # for the web
 

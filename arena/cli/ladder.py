@@ -321,7 +321,7 @@ def ladder_show(
     name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
 ) -> None:
     """The ladder's board and the submissions waiting to be built or checked."""
-    from arena.boards.board import leaderboard
+    from arena.boards.standings import leaderboard
     from arena.store.submissions import WAITING, Submissions
 
     with user_errors():
@@ -330,7 +330,7 @@ def ladder_show(
         if tournament is None or "ladder" not in tournament.config:
             fail(f"no ladder {name!r} in {db} (`arena ladder run` makes it)")
         rows = leaderboard(store, tournament.game, tournament.variant, tournament.name)
-        print_board(rows, f"Ladder: {name}")
+        print_board(rows, f"Ladder: {name}", tournament.game)
         console.print("deals: " + deals_of(tournament)[1], markup=False, soft_wrap=True)
         on_board = {r.bot for r in rows}
         active = Submissions(store).active()

@@ -15,6 +15,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arena.boards.columns import columns_of, score_text
 from arena.cli.common import console
 from arena.games.registry import get_game
 from arena.play.match import GameResult
@@ -55,8 +56,11 @@ class LiveProgress(TournamentProgress):
     and at least every ``ARENA_PROGRESS_SECONDS`` (60): ``12/120 games (10%), 0.4
     games/s, about 4 min left``."""
 
-    def __init__(self, live: Live) -> None:
+    def __init__(self, live: Live, game: str | None = None) -> None:
         self.plain = not console.is_terminal
+        self.columns = columns_of(game)
+        """The board's columns (``arena.boards.columns``): the top of the table names and
+        writes its columns as the board will."""
         try:
             self.every_s = float(os.environ.get(PROGRESS_SECONDS, "60"))
         except ValueError:
@@ -116,9 +120,10 @@ class LiveProgress(TournamentProgress):
         if self.plain:
             return
         table = Table(title="top of the table (wins so far)", title_justify="left")
-        for column in ("bot", "games", "wins", "score/round"):
-            table.add_column(column, justify="right" if column != "bot" else "left")
+        shown = {c.field: c for c in self.columns}
+        for column in (shown["bot"], shown["games"], shown["wins"], shown["score_per_round"]):
+            table.add_column(column.heading, justify="right" if column.numeric else "left")
         top = sorted(self.standing.items(), key=lambda kv: (-kv[1][1] / kv[1][0], kv[1][2] / kv[1][0]))[:5]
         for ref, (games, wins, per_round) in top:
-            table.add_row(ref, str(int(games)), f"{wins / games:.0%}", f"{per_round / games:.2f}")
+            table.add_row(ref, str(int(games)), f"{wins / games:.0%}", score_text(per_round / games))
         self.live.update(Group(self.bar, table))

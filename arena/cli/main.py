@@ -45,7 +45,6 @@ from arena.text import json_shown, shown
 
 if TYPE_CHECKING:
     from arena.bots import Bot
-    from arena.play.match import GameResult
 
 app = typer.Typer(
     help="Six Arena: referee bots written in any language, sandboxed and timed.",
@@ -56,24 +55,6 @@ app = typer.Typer(
 """The ``arena`` command. Each command module imports at its top only typer, rich and
 the standard library (``arena --help`` reads them all); what a command needs beyond
 that (trio, the referee, Docker, numpy, the web stack) it imports when it runs."""
-
-
-def standings(result: GameResult, labels: list[str]) -> Table:
-    table = Table(title="Final standings")
-    table.add_column("rank", justify="right")
-    table.add_column("seat")
-    table.add_column("score", justify="right")
-    table.add_column("status")
-    order = sorted(range(len(labels)), key=lambda s: (result.ranks[s], s))
-    for seat in order:
-        status = result.statuses[seat]
-        faults = ", ".join(f.kind for f in status.faults)
-        text = status.status + (f" ({faults})" if faults else "")
-        style = "" if status.status == "ok" else "red"
-        table.add_row(
-            str(result.ranks[seat]), labels[seat], str(result.scores[seat]), f"[{style}]{text}[/]" if style else text
-        )
-    return table
 
 
 BotDirs = Annotated[
@@ -120,6 +101,7 @@ def play(
     from arena.play.match import MatchSpec, TimeLimits
     from arena.play.referee import play_match, single_game
     from arena.render import seat_labels
+    from arena.render.common import standings_table
     from arena.tournaments.roundrobin import sigterm_as_ctrl_c, until_interrupted
 
     sigterm_as_ctrl_c()  # Ctrl-C and SIGTERM stop it as they stop a tournament: every bot, exit 130
@@ -141,7 +123,7 @@ def play(
         console.print("seats: " + ", ".join(labels), soft_wrap=True)
         result = trio.run(until_interrupted, play_match, spec, sandbox, LivePrinter(game, labels))
         outcome = result.games[0]
-        console.print(standings(outcome, labels))
+        console.print(standings_table(outcome.ranks, outcome.scores, outcome.statuses, labels))
         if replay is not None:
             from arena.play import replay as replay_files
 
@@ -187,7 +169,7 @@ def playing_bot(ref: str, db: Path) -> Bot:
         )
 
 
-SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 @app.command()

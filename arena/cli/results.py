@@ -58,16 +58,8 @@ def leaderboard_cmd(
 ) -> None:
     """Elo ratings with 95% intervals over every stored game (or one tournament), one board
     per game and rule set."""
-    from arena.boards.board import (
-        AnchorError,
-        boards_csv,
-        boards_json,
-        leaderboard,
-        los_csv,
-        los_matrix,
-        parse_anchor,
-        render_los,
-    )
+    from arena.boards.show import boards_csv, boards_json, los_csv, render_los
+    from arena.boards.standings import AnchorError, leaderboard, los_matrix, parse_anchor
     from arena.store import StoreError, board_label, canonical_board
 
     with user_errors():
@@ -125,7 +117,7 @@ def leaderboard_cmd(
         else:
             scope = f", tournament {tournament}" if tournament else ""
             for key, rows in boards.items():
-                print_board(rows, f"Leaderboard {board_label(key)} ({key}){scope}")
+                print_board(rows, f"Leaderboard {board_label(key)} ({key}){scope}", key.partition("/")[0])
                 if fixed is not None:
                     print_line(
                         f"not anchored ({unanchored[key]}): the mean is 1500"

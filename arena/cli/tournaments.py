@@ -180,7 +180,7 @@ def tournament_run(
         console.print("deals: " + deals_of(tournament)[1], markup=False)
         console.print("bots: " + ", ".join(b.ref for b in stored), soft_wrap=True, markup=False)
         with Live(console=console, refresh_per_second=4, transient=False) as live:
-            progress = LiveProgress(live)
+            progress = LiveProgress(live, tournament.game)
             try:
                 store.set_status(tournament.id, "running")  # a resumed one runs again
                 played = trio.run(until_interrupted, run_tournament, store, tournament, stored, player, progress)
@@ -197,10 +197,10 @@ def tournament_run(
         console.print(
             f"\n{played} game{'s' * (played != 1)} played; {kept} stored for {shown(tournament.name)}", markup=False
         )
-        from arena.boards.board import settle
+        from arena.boards.standings import settle
 
         rows = settle(store, tournament.game, tournament.variant, tournament.name, tournament.id)
-        print_board(rows, f"Leaderboard: {tournament.name}")
+        print_board(rows, f"Leaderboard: {tournament.name}", tournament.game)
 
 
 def bots_to_add(store: Any, refs: list[str], tournament: Any, config: TournamentConfig) -> list[tuple[str, Any]]:

@@ -15,7 +15,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from arena.play.replay import DecisionLine, DroppedLine, FaultLine, Header, ReplayError
+from arena.play.replay import DecisionLine, DroppedLine, FaultLine, Header, ReplayError, SeatStatus
 from arena.text import shown
 
 Note = FaultLine | DroppedLine
@@ -70,6 +70,27 @@ def show_pictures(
             if step and not wait_for_enter(console):
                 return
     print_all(console, pictures.standings())
+
+
+def standings_table(
+    ranks: Sequence[int],
+    scores: Sequence[int],
+    statuses: Sequence[SeatStatus],
+    labels: Sequence[str],
+    score: str = "score",
+) -> Table:
+    """A game's final standings, written once for every game and command (``arena play``,
+    ``arena replay``): rank, seat, score (headed ``score``, or as the game names it),
+    and each seat's status with the kinds of its faults (red when not ok), best first."""
+    table = Table(title="Final standings", title_justify="left")
+    for column, justify in (("rank", "right"), ("seat", "left"), (score, "right"), ("status", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for seat in sorted(range(len(labels)), key=lambda s: (ranks[s], s)):
+        status = statuses[seat]
+        faults = ", ".join(fault.kind for fault in status.faults)
+        text = Text(status.status + (f" ({faults})" if faults else ""), style="" if status.status == "ok" else "red")
+        table.add_row(str(ranks[seat]), Text(labels[seat]), str(scores[seat]), text)
+    return table
 
 
 def print_all(console: Console, renderables: Sequence[RenderableType]) -> None:

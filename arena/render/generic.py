@@ -12,13 +12,12 @@ from typing import Any
 import msgspec
 from rich.console import Console, RenderableType
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from arena.games.parts import named_round
 from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
 from arena.render import seat_labels
-from arena.render.common import Note, header_lines, note_lines, show_pictures, time_text
+from arena.render.common import Note, header_lines, note_lines, show_pictures, standings_table, time_text
 
 _encode = msgspec.json.Encoder().encode
 
@@ -135,16 +134,7 @@ class Pictures:
         end = self.end
         if end is None:
             return []
-        table = Table(title="Final standings", title_justify="left")
-        for column, justify in (("rank", "right"), ("seat", "left"), ("score", "right"), ("status", "left")):
-            table.add_column(column, justify=justify)  # type: ignore[arg-type]
-        for seat in sorted(range(len(self.labels)), key=lambda s: (end.ranks[s], s)):
-            status = end.statuses[seat]
-            faults = ", ".join(fault.kind for fault in status.faults)
-            text = Text(
-                status.status + (f" ({faults})" if faults else ""), style="" if status.status == "ok" else "red"
-            )
-            table.add_row(str(end.ranks[seat]), Text(self.labels[seat]), str(end.scores[seat]), text)
+        table = standings_table(end.ranks, end.scores, end.statuses, self.labels)
         return [Text(), table]
 
 

@@ -48,7 +48,7 @@ from arena.tournaments.roundrobin import GameWriter, Player, Progress, Tournamen
 from arena.tournaments.schedule import Match, deal_seed
 
 if TYPE_CHECKING:
-    from arena.boards.board import Row
+    from arena.boards.standings import Row
 
 T = TypeVar("T")
 
@@ -379,7 +379,7 @@ class Ladder:
         most every ``RATINGS_S`` (over 100,000 games a fit takes most of a second, CPU
         the bots would miss). A bot without a row counts as new meanwhile."""
         if self.games != self.rated_at and time.monotonic() - self.rated_when >= RATINGS_S:
-            from arena.boards.board import leaderboard
+            from arena.boards.standings import leaderboard
 
             t = self.tournament
             self.rows, self.rated_at = leaderboard(self.reader, t.game, t.variant, t.name), self.games

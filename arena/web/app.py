@@ -29,6 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.boards.columns import columns_of
 from arena.render.common import ms_text
 from arena.text import shown
 from arena.web import caveats, charts, downloads, privacy, viewer
@@ -105,6 +106,7 @@ def _environment() -> jinja2.Environment:
         llr_chart=charts.llr_chart,
         variants_of=variants_of,
         score_of=score_of,
+        standings_columns=columns_of,
         board_parts=charts.board_parts,
         part_scale=lambda rows: list(interval_range(rows)),
         board_notes=charts.board_notes,

@@ -28,7 +28,7 @@ def file_name(*parts: Any) -> str:
 
 
 def _boards(boards: list[dict[str, Any]]) -> str:
-    from arena.boards.board import Row
+    from arena.boards.standings import Row
 
     return boards_csv({b["key"]: b["rows"] for b in boards}, Row.__struct_fields__)
 

@@ -35,7 +35,7 @@ from arena.web.games_query import GamesAsked, split_board, started_range
 from arena.web.stamps import KindStamps, agrees, merged, read_after
 
 if TYPE_CHECKING:
-    from arena.boards.board import Anchor
+    from arena.boards.standings import Anchor
 
 GAMES_LIMIT = 500
 """The most games one request of ``/api/games`` returns."""
@@ -90,7 +90,7 @@ def check_kind(game: str | None, variant: str | None) -> str | None:
 
 def parse_anchor_param(text: str | None) -> Anchor | None:
     """``anchor=NAME[:VERSION]=ELO``, or 400 naming the expected form."""
-    from arena.boards.board import parse_anchor
+    from arena.boards.standings import parse_anchor
 
     if text is None:
         return None
@@ -241,7 +241,7 @@ class Site:
         make it stale. With ``anchor``, that
         bot has that Elo (``AnchorError`` when it is not on the board); anchored boards
         are computed on request and a few are kept."""
-        from arena.boards.board import board_scope, decode_rows, find_anchor, leaderboard
+        from arena.boards.standings import board_scope, decode_rows, find_anchor, leaderboard
 
         if anchor is not None:
             remembered = (game, variant, tournament, through, anchor, stamp)
@@ -314,7 +314,7 @@ class Site:
     def head_to_head(self, store: Store, stamp: int, board: dict[str, Any]) -> dict[str, Any]:
         """The board's head-to-head matrix (``leaderboard.headtohead.matrix``), bots in its
         rank order. Tallied once per ``stamp`` (as the board is); ordering it costs nothing."""
-        from arena.boards.board import decode_tally, head_to_head, head_to_head_scope
+        from arena.boards.standings import decode_tally, head_to_head, head_to_head_scope
         from leaderboard.headtohead import matrix
 
         game, variant, tournament = board["game"], board["variant"], board["tournament"]
@@ -401,7 +401,7 @@ class Site:
         """Every board (of ``game``; or the one of ``variant``, or of the key ``board``),
         each anchored on ``anchor_text`` (``NAME[:VERSION]=ELO``) when that bot is on it:
         400 when it is on none of them."""
-        from arena.boards.board import AnchorError
+        from arena.boards.standings import AnchorError
 
         if board is not None:
             if game is not None or variant is not None:

@@ -25,12 +25,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+from rich.console import Console
 
-from arena.boards.board import parse_anchor
+from arena.boards.columns import STANDINGS, columns_of
+from arena.boards.show import natural_width, render_board, render_table
+from arena.boards.standings import BOARD_REVISION, Row, board_scope, leaderboard, parse_anchor
+from arena.games.registry import get_game, registered
 from arena.store import SCHEMA_VERSION, Store, StoreError, board_key, board_label, canonical_board
 
 from ..conftest import SAMPLES
+from ..games.liars_dice.record import LIARS_DICE
 from .test_cli_output import arena, on_terminal
 
 FEW = "nimmt/standard,end_score=30"
@@ -369,3 +375,69 @@ def test_a_bound_is_the_rating_and_nothing_unknown_is_a_number(warned_db: Path) 
     assert "nan" not in pairs and any(line.endswith(",") for line in pairs.splitlines()), pairs
     table = on_terminal("leaderboard", "--db", str(warned_db), "--board", ONCE, "--los")
     assert "nan" not in table and "—" in table.split("Likelihood of superiority")[1], table
+
+
+# --- the score column: the game's heading, a game-neutral name ----------------------------------
+
+
+def test_every_output_heads_and_names_the_score_as_the_game_does(warned_db: Path) -> None:
+    """The terminal heads the score column as the game's record does (as the web does);
+    JSON and CSV call it ``score_per_round`` whatever the game scores."""
+    heading = get_game("nimmt").score.per_round
+    piped = arena("leaderboard", "--db", str(warned_db), "--board", FEW).stdout
+    assert heading in piped and "score/rd" not in piped, piped
+    rows = boards(warned_db, "--board", FEW)[FEW]
+    assert all("score_per_round" in r and "penalty_per_round" not in r for r in rows), rows
+    assert all(r["score_per_round"] > 0 for r in rows), "every bot took some"
+    header = arena("leaderboard", "--db", str(warned_db), "--format", "csv").stdout.splitlines()[0].split(",")
+    assert "score_per_round" in header and not any("penalty" in field for field in header), header
+    assert header[1:] == list(Row.__struct_fields__), "one row's fields, in order, after the board's key"
+
+
+def test_a_game_of_another_score_is_headed_by_its_record() -> None:
+    """An outside game's board (Liar's dice, in chips) in full and on a narrow terminal: its
+    record's heading and short heading, never another game's."""
+    rows = [Row(1, "liar:1.0.0", 1550.0, 1400.0, 1700.0, 8, 5, 0.75, 0, 0, 0, 0, groups=4)]
+    with registered(LIARS_DICE):
+        assert [c.heading for c in columns_of("liars-dice")][6] == "Chips/round"
+        wide = render_table(rows, "Liar's dice", None, "liars-dice")
+        headings = [str(c.header) for c in wide.columns]
+        assert headings == [c.heading if c.field != "score_per_round" else "Chips/round" for c in STANDINGS]
+        assert get_game("nimmt").score.per_round not in headings
+        narrow_width = natural_width(wide) - 1  # the full headings no longer fit
+        narrow = render_table(rows, "Liar's dice", narrow_width, "liars-dice")
+        assert natural_width(narrow) <= narrow_width and "Chips" in [str(c.header) for c in narrow.columns]
+        (table,) = render_board(rows, "Liar's dice", None, "liars-dice")
+        out = io.StringIO()
+        Console(file=out, width=200).print(table)
+        line = next(line for line in out.getvalue().splitlines() if "liar:1.0.0" in line)
+        assert line.split("│")[7].strip() == "0.75", line
+
+
+def test_a_board_cached_by_an_older_arena_is_computed_again_and_left_to_it(warned_db: Path, tmp_path: Path) -> None:
+    """A board an older arena cached named the score ``penalty_per_round``: this arena
+    computes the board again (its rows are of another revision) and leaves that one where
+    it is, so an older arena reading the same file still finds what it cached."""
+    db = tmp_path / "older.db"
+    with sqlite3.connect(warned_db) as source, sqlite3.connect(db) as target:
+        source.backup(target)
+    game, variant = FEW.split("/")
+    with Store(db) as store:
+        fresh = leaderboard(store, game, variant)  # cached at the newest game (a writing store)
+        last = store.last_game_id()
+    older_scope = board_scope(game, variant).replace(f"board {BOARD_REVISION}|", "board 2|")
+    older = [{**msgspec.to_builtins(r), "penalty_per_round": 99.0} for r in fresh]
+    for row in older:
+        del row["score_per_round"]
+    with sqlite3.connect(db) as connection:
+        connection.execute("DELETE FROM ratings")
+        connection.execute(
+            "INSERT INTO ratings (scope, last_game, computed, board) VALUES (?, ?, 'then', ?)",
+            (older_scope, last, json.dumps(older)),
+        )
+    read = boards(db, "--board", FEW)[FEW]
+    assert [r["score_per_round"] for r in read] == [r.score_per_round for r in fresh], "computed, not the old one"
+    assert all("penalty_per_round" not in r for r in read)
+    with sqlite3.connect(db) as connection:
+        kept = connection.execute("SELECT board FROM ratings WHERE scope = ?", (older_scope,)).fetchone()
+    assert kept is not None and json.loads(kept[0]) == older, "the older arena's board, as it left it"

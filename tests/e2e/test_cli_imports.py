@@ -127,7 +127,7 @@ def test_games_and_leaderboard_load_no_referee_sandbox_or_web(small_db: Path) ->
     assert "arena.store" in games
     assert heavy(games) == []
     cached = loaded("leaderboard", "--db", str(small_db))  # the run cached its board as it ended
-    assert "arena.boards.board" in cached and "leaderboard.ratings" not in cached
+    assert "arena.boards.standings" in cached and "leaderboard.ratings" not in cached
     assert heavy(cached) == []
     with sqlite3.connect(small_db) as connection:
         connection.execute("DELETE FROM ratings")

@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from arena.store import Store
 from arena.tournaments.schedule import MAX_GROUPS, deal_seed, groups, grown_groups, round_robin
 
 from ..conftest import SAMPLES, MakeBot
@@ -70,9 +71,29 @@ def counts(db: Path) -> dict[str, int]:
 
 
 def contents(db: Path) -> str:
-    """Everything the file holds (the ratings cache aside), to show a refusal changed nothing."""
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        return "\n".join(line for line in conn.iterdump() if 'INTO "ratings"' not in line)
+    """Everything the file holds, to show a refusal changed nothing: but the ratings cache,
+    and the heartbeat of a running tournament's lease, which its arena renews every
+    ``LEASE_BEAT`` seconds whatever is refused meanwhile (the lease's holder stays in)."""
+    with (
+        contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn,
+        contextlib.closing(sqlite3.connect(":memory:")) as copy,
+    ):
+        conn.backup(copy)
+        copy.execute("UPDATE tournaments SET lease_beat = NULL")
+        return "\n".join(line for line in copy.iterdump() if 'INTO "ratings"' not in line)
+
+
+def test_contents_leave_out_the_heartbeat_only(tmp_path: Path) -> None:
+    """A running tournament's heartbeat is no change a refusal made; its holder is."""
+    db = tmp_path / "beat.db"
+    with Store(db) as store:
+        tournament = store.create_tournament("beat", "nimmt", "standard", {}, 1, {})
+        store.take_lease(tournament.id)
+        before = contents(db)
+        store.db.execute("UPDATE tournaments SET lease_beat = lease_beat + 30")
+        assert contents(db) == before, "a beat is not a change"
+        store.db.execute("UPDATE tournaments SET lease_owner = 'elsewhere:1:1:x'")
+        assert contents(db) != before, "another holder is one"
 
 
 def open_folder(prefix: str) -> Path:

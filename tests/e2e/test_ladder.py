@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.boards.board import Row
+from arena.boards.standings import Row
 from arena.bots.bundle import pack
 from arena.play.match import TimeLimits
 from arena.store import Store, StoredBot

@@ -547,3 +547,41 @@ def test_the_workers_of_a_tournament_and_their_games(tmp_path: Path) -> None:
         ("cluster", [{"name": "w3", "slots": 2}, {"name": "w1", "slots": 4}]),
         ("alone", []),
     ]
+
+
+def test_boards_are_listed_and_games_counted_by_one_query(tmp_path: Path) -> None:
+    """``kinds``, ``kind_counts`` and ``newest_of_kinds`` read one query, ``count_games`` is
+    ``count_games_of``: each answer agrees with the others, for every tournament and for all."""
+    from arena.store import FinishedGame, GameFilter, SeatResult
+
+    with Store(tmp_path / "kinds.db") as store:
+        bots = [store.add_bot(SAMPLES / name) for name in ("random", "lowest")]
+        seats = [SeatResult(bot.id, rank, rank, "ok", {}) for rank, bot in enumerate(bots, 1)]
+        ids: dict[tuple[str, str, str], list[int]] = {}
+        for name, variant, games in (
+            ("first", "standard", 3),
+            ("second", "standard,rounds=1", 2),
+            ("third", "standard", 1),
+        ):
+            t = store.create_tournament(
+                name, "nimmt", "standard", {} if variant == "standard" else {"rounds": 1}, 1, {}
+            )
+            for number in range(games):
+                game = FinishedGame(t.id, 0, number, 0, 1, "nimmt", t.variant, 1, 1.0, "2026-01-01", seats, b"{}")
+                ids.setdefault((name, "nimmt", t.variant), []).append(store.save_game(game))
+        every = store.newest_of_kinds()
+        assert every == [("nimmt", "standard", ids["third", "nimmt", "standard"][-1], 4),
+                         ("nimmt", "standard,rounds=1", ids["second", "nimmt", "standard,rounds=1"][-1], 2)]  # fmt: skip
+        assert store.kind_counts() == [(g, v, n) for g, v, _, n in every]
+        assert store.kinds() == [(g, v) for g, v, _, _ in every]
+        assert store.kinds("second") == [("nimmt", "standard,rounds=1")] and store.kinds("nobody") == []
+        first_new = ids["second", "nimmt", "standard,rounds=1"][0]
+        assert store.newest_of_kinds(after=first_new) == [
+            ("nimmt", "standard", ids["third", "nimmt", "standard"][-1], 1),
+            ("nimmt", "standard,rounds=1", first_new + 1, 1),
+        ], "only the games since"
+        assert store.count_games() == 6 == store.count_games_of()
+        for t in store.list_tournaments():
+            assert store.count_games(t.id) == store.count_games_of(where=GameFilter(tournament_id=t.id))
+            assert store.get_tournament(t.name) == t
+        assert [store.count_games(t.id) for t in store.list_tournaments()] == [3, 2, 1]

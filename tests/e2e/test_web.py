@@ -22,7 +22,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.boards.board import interval_text, leaderboard
+from arena.boards.columns import interval_text
+from arena.boards.standings import leaderboard
 from arena.store import Store, StoredGame
 
 from ..conftest import SAMPLES, serving

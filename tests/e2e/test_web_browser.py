@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from arena.boards.board import interval_text, leaderboard
+from arena.boards.columns import interval_text
+from arena.boards.standings import leaderboard
 from arena.store import Store
 
 from ..conftest import SAMPLES, serving

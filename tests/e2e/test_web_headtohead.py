@@ -17,7 +17,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from arena.boards.board import head_to_head
+from arena.boards.standings import head_to_head
 from arena.store import FinishedGame, SeatResult, Store
 from leaderboard.headtohead import matrix, pair_los, score_share, tally
 

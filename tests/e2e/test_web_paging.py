@@ -174,7 +174,7 @@ def test_the_leaderboard_is_warmed_at_start(tmp_path: Path) -> None:
     moment after start, has the leaderboard in memory before anyone asked for it. The
     proof: seats rewritten behind its back (the newest game unchanged) do not change the
     board it serves, while a board computed now would differ."""
-    from arena.boards.board import leaderboard
+    from arena.boards.standings import leaderboard
 
     db = tmp_path / "cold.db"
     store_games(db, 3000)

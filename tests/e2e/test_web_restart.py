@@ -2,7 +2,7 @@
 
 `arena tournament run` ends by caching, in the database, its board, the board of every
 game of its kind (also as the board "after this tournament" when it is the newest of its
-kind) and their head-to-head tallies (``arena.boards.board.settle``). A server started
+kind) and their head-to-head tallies (``arena.boards.standings.settle``). A server started
 later serves those instead of computing them: the tests change the cached values in the
 file and see the changed values served, marked current; and, once a newer game exists,
 never served as current: marked stale until the server's own computation replaces them.
@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.boards.board import board_scope, head_to_head_scope
+from arena.boards.standings import board_scope, head_to_head_scope
 from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
 

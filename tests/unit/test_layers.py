@@ -100,6 +100,24 @@ def test_the_web_imports_no_command() -> None:
             assert not name.lstrip(".").startswith(("cli", "arena.cli.main")), f"{path.name} imports {name}"
 
 
+def test_the_ratings_library_knows_neither_the_store_nor_the_terminal() -> None:
+    """``leaderboard/`` is math over arrays (fit, head-to-head, SPRT): loading boards from
+    the store and showing them is ``arena.boards``."""
+    for path in (ROOT / "leaderboard").glob("*.py"):
+        for name in imports(path):
+            assert not name.startswith(("arena", "rich", "sqlite3", "..", "typer", "msgspec")), (
+                f"leaderboard/{path.name} imports {name}"
+            )
+
+
+def test_the_store_and_the_boards_name_no_game() -> None:
+    """Boards, their keys and their columns come from each game's record."""
+    words = re.compile(r"\b(nimmt|sixes|heads|chips|cards?|suit|pot)\b", re.IGNORECASE)
+    for path in [*(ROOT / "arena/store").glob("*.py"), *(ROOT / "arena/boards").glob("*.py")]:
+        named = sorted({m.group(0).lower() for m in words.finditer(code_without_docs(path))})
+        assert not named, f"{path.relative_to(ROOT)} names game things: {named}"
+
+
 # --- no import cycle, between modules or packages ----------------------------------------
 
 PACKAGES = ("arena", "protocol", "leaderboard")

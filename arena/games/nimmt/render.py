@@ -31,7 +31,7 @@ from arena.play.replay import (
     Step,
 )
 from arena.render import seat_labels
-from arena.render.common import Note, count, header_lines, note_lines, show_pictures, time_text
+from arena.render.common import Note, count, header_lines, note_lines, show_pictures, standings_table, time_text
 from protocol.nimmt import HEADS, Deal, DraftStart, GameEnd, Pick, Place, Reveal, RoundEnd
 
 
@@ -243,8 +243,9 @@ class Pictures:
         return [] if end is None else [Text(), round_end_table(end, self.labels)]
 
     def standings(self) -> list[RenderableType]:
-        end = self.log.end
-        return [] if end is None else [Text(), standings_table(end, self.labels, self.facts.shedding)]
+        """The score column counts cards left in hand when shedding."""
+        end, score = self.log.end, "cards left" if self.facts.shedding else "score"
+        return [] if end is None else [Text(), standings_table(end.ranks, end.scores, end.statuses, self.labels, score)]
 
 
 # --- the pictures -------------------------------------------------------------------------
@@ -420,21 +421,6 @@ def round_end_table(end: RoundEnd, labels: Sequence[str]) -> Table:
     table.add_column("total", justify="right")
     for label, heads, total in zip(labels, end.heads, end.scores, strict=True):
         table.add_row(Text(label), f"+{heads}", str(total))
-    return table
-
-
-def standings_table(end: End, labels: Sequence[str], shedding: bool = False) -> Table:
-    """Final ranks, scores (when shedding: cards left in hand) and each seat's status
-    with the kinds of its faults."""
-    table = Table(title="Final standings", title_justify="left")
-    score = "cards left" if shedding else "score"
-    for column, justify in (("rank", "right"), ("seat", "left"), (score, "right"), ("status", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for seat in sorted(range(len(labels)), key=lambda s: (end.ranks[s], s)):
-        status = end.statuses[seat]
-        faults = ", ".join(fault.kind for fault in status.faults)
-        text = Text(status.status + (f" ({faults})" if faults else ""), style="" if status.status == "ok" else "red")
-        table.add_row(str(end.ranks[seat]), Text(labels[seat]), str(end.scores[seat]), text)
     return table
 
 

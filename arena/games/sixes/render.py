@@ -20,7 +20,7 @@ from rich.text import Text
 from arena.games.sixes.rules import Run, State, place
 from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, Step
 from arena.render import seat_labels
-from arena.render.common import Note, bank_text, count, header_lines, note_lines, show_pictures
+from arena.render.common import Note, bank_text, count, header_lines, note_lines, show_pictures, standings_table
 from arena.render.common import ms_text as _ms
 from protocol.sixes import RANKS, SUITS, Deal, GameEnd, Pass, Play, RoundEnd, rank, suit
 
@@ -187,7 +187,9 @@ class Pictures:
 
     def standings(self) -> list[RenderableType]:
         end = self.log.end
-        return [] if end is None else [Text(), standings_table(end, self.labels)]
+        return (
+            [] if end is None else [Text(), standings_table(end.ranks, end.scores, end.statuses, self.labels, "chips")]
+        )
 
 
 # --- the pictures -------------------------------------------------------------------------
@@ -329,19 +331,6 @@ def round_end_table(round_log: RoundLog, labels: Sequence[str]) -> Table:
     for seat, label in enumerate(labels):
         change = end.chips[seat] - start[seat]
         table.add_row(Text(label), " ".join(hands[seat]), str(end.chips[seat]), f"{change:+d}" if change else "0")
-    return table
-
-
-def standings_table(end: End, labels: Sequence[str]) -> Table:
-    """Final ranks, chips and each seat's status with the kinds of its faults."""
-    table = Table(title="Final standings", title_justify="left")
-    for column, justify in (("rank", "right"), ("seat", "left"), ("chips", "right"), ("status", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for seat in sorted(range(len(labels)), key=lambda s: (end.ranks[s], s)):
-        status = end.statuses[seat]
-        faults = ", ".join(fault.kind for fault in status.faults)
-        text = Text(status.status + (f" ({faults})" if faults else ""), style="" if status.status == "ok" else "red")
-        table.add_row(str(end.ranks[seat]), Text(labels[seat]), str(end.scores[seat]), text)
     return table
 
 

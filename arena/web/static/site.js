@@ -154,7 +154,7 @@
       el("td", { class: "ci", "data-value": bar.width }, ...errorBar(bar, row.note)),
       num(row.games),
       num(row.wins),
-      num(row.penalty_per_round, row.penalty_per_round.toFixed(2)),
+      num(row.score_per_round, row.score_per_round.toFixed(2)),
       el("td", {
         class: "num" + (faults ? " has-faults" : ""), "data-value": String(faults),
         title: `${row.timeouts} timeouts, ${row.crashes} crashes, ${row.malformed} malformed, ${row.illegal} illegal`,

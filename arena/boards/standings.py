@@ -1,23 +1,21 @@
-"""The leaderboard: stored results in, Elo with intervals and totals out, as a table,
-JSON or CSV.
+"""Boards computed from the store: stored results in, a ``Row`` per bot out (Elo with its
+interval, games, wins, the average score per round, faults), with the head-to-head
+tallies and the likelihood of superiority beside them.
 
-Reads the store (never writes results); the rating math is ``leaderboard.ratings``.
-A computed board is cached in the store keyed by the newest game id, so asking again
-before another game is stored costs one query (a read-only store skips writing it:
-the web server keeps its own cache). numpy and the fit load only when a board is
-computed: a cached one, a table or a CSV need neither.
+Reads the store (never writes results); the rating math is ``leaderboard.ratings``, which
+knows neither the store nor the terminal. A computed board is cached in the store keyed
+by the newest game id, so asking again before another game is stored costs one query (a
+read-only store skips writing it: the web server keeps its own cache). numpy and the fit
+load only when a board is computed: a cached one needs neither. Showing a board (a table,
+JSON, CSV) is ``arena.boards.show``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from rich.console import Console
-from rich.table import Table
 
 from arena.store import Store, version_key
 
@@ -27,6 +25,9 @@ if TYPE_CHECKING:
 
 
 class Row(msgspec.Struct, frozen=True):
+    """One bot's line of a board, as JSON and CSV write it field by field and every table
+    shows it (``arena.boards.columns``)."""
+
     rank: int
     bot: str
     elo: float
@@ -36,7 +37,9 @@ class Row(msgspec.Struct, frozen=True):
     high: float
     games: int
     wins: int
-    penalty_per_round: float
+    score_per_round: float
+    """The bot's average score per round, in the game's unit (its record's
+    ``score.per_round`` is the heading; ``score.lower_is_better`` says which way is good)."""
     timeouts: int
     crashes: int
     malformed: int
@@ -248,9 +251,11 @@ def settle(store: Store, game: str, variant: str, tournament: str, tournament_id
     return rows
 
 
-BOARD_REVISION = 2
+BOARD_REVISION = 3
 """Part of a cached board's key: raised when the rows a fit gives change, so a board
-cached before is computed again (2: a bound is no Elo, a zero-width interval none)."""
+cached before is computed again (2: a bound is no Elo, a zero-width interval none; 3:
+the score is ``score_per_round``, once ``penalty_per_round``). An older arena reading the
+same file keeps finding the boards it cached, under its own revision."""
 
 
 def board_scope(
@@ -368,78 +373,8 @@ def los_matrix(
     return [names[int(b)] for b in bots], matrix
 
 
-FAULT_LABELS = (("timeouts", "timeout"), ("crashes", "crash"), ("malformed", "malformed"), ("illegal", "illegal"))
-"""Row fields of the fault kinds, and how a table names them."""
-
-_MEASURE = Console(width=100_000, file=io.StringIO(), highlight=False)
-"""Measures tables (their natural width); prints nothing."""
-
-
-def _faults(row: Row, detail: bool) -> str:
-    if not row.faults or not detail:
-        return str(row.faults)
-    kinds = ", ".join(f"{getattr(row, field)} {label}" for field, label in FAULT_LABELS if getattr(row, field))
-    return f"{row.faults} ({kinds})"
-
-
-def _board(rows: list[Row], title: str, columns: tuple[str, ...], detail: bool, fold: bool) -> Table:
-    table = Table(title=title)
-    for column in columns:
-        if column == "bot":
-            table.add_column("bot", no_wrap=not fold, overflow="fold")
-        else:
-            table.add_column(column, justify="right", no_wrap=True)
-    for r in rows:
-        cells = {
-            "#": str(r.rank),
-            "bot": r.bot,
-            "Elo": interval_text(r) if r.bound else f"{r.elo:.0f}" if _finite(r.elo) else "—",
-            "95% CI": interval_text(r),
-            "games": str(r.games),
-            "wins": str(r.wins),
-            "score/rd": f"{r.penalty_per_round:.2f}",
-            "faults": _faults(r, detail),
-        }
-        table.add_row(*(cells[c] for c in columns))
-    return table
-
-
-WIDEST = ("#", "bot", "Elo", "95% CI", "games", "wins", "score/rd", "faults")
-NARROWER = (
-    (WIDEST, True),
-    (WIDEST, False),
-    (("#", "bot", "Elo", "95% CI", "games", "wins", "faults"), False),
-    (("#", "bot", "Elo", "95% CI", "games", "faults"), False),
-    (("#", "bot", "Elo", "95% CI", "games"), False),
-)
-"""The columns of a table and whether faults are shown by kind, widest first: to fit a
-narrow terminal it gives up, in order, the faults by kind (the total stays), the score
-per round, the wins, the faults. Rank, bot, Elo, its interval and games always stay; a
-bot's name folds onto a second line rather than being cut."""
-
-
-def render_table(rows: list[Row], title: str = "Leaderboard", width: int | None = None) -> Table:
-    """The board as a table: every column when ``width`` is None, else the most that fits
-    in ``width`` columns (see ``NARROWER``)."""
-    if width is None:
-        return _board(rows, title, WIDEST, True, False)
-    for columns, detail in NARROWER:
-        table = _board(rows, title, columns, detail, False)
-        if natural_width(table) <= width:
-            return table
-    return _board(rows, title, NARROWER[-1][0], False, True)
-
-
-def interval_text(row: Row) -> str:
-    """The interval as a table shows it: ``1406–1583``; one-sided, ``> 1850`` or
-    ``< 1120``, for a bot that won (lost) every comparison; ``—`` when there is none."""
-    if row.bound == ">" and _finite(row.low):
-        return f"> {row.low:.0f}"
-    if row.bound == "<" and _finite(row.high):
-        return f"< {row.high:.0f}"
-    if not (_finite(row.low) and _finite(row.high)):
-        return "—"
-    return f"{row.low:.0f}–{row.high:.0f}"
+Los = tuple[list[str], list[list[float]]]
+"""``los_matrix``: the bots, and ``matrix[i][j]``, the chance bot i is better than bot j."""
 
 
 def parts(rows: list[Row]) -> list[list[Row]]:
@@ -448,120 +383,3 @@ def parts(rows: list[Row]) -> list[list[Row]]:
     for row in rows:
         found.setdefault(row.component, []).append(row)
     return [found[c] for c in sorted(found)]
-
-
-APART = (
-    "The bots below never played those above, directly or through other bots: their Elos cannot be"
-    " compared with the others' (a scale of their own)."
-)
-"""What separates the parts of a board whose bots never all met."""
-
-
-def notes(rows: list[Row]) -> list[str]:
-    """The rows' notes, each once, with the bots it concerns: ``note: 3 deal groups:
-    interval from few groups (every bot)``."""
-    by_note: dict[str, list[str]] = {}
-    for row in rows:
-        if row.note:
-            by_note.setdefault(row.note, []).append(row.bot)
-    return [
-        f"note: {note} ({'every bot' if len(bots) == len(rows) > 1 else ', '.join(bots)})"
-        for note, bots in by_note.items()
-    ]
-
-
-def render_board(rows: list[Row], title: str = "Leaderboard", width: int | None = None) -> list[Table | str]:
-    """The whole board: a table per component (``render_table``), each after a line saying
-    its bots never met the others, then the notes; strings are lines of text."""
-    split = parts(rows)
-    shown: list[Table | str] = []
-    for number, part in enumerate(split, 1):
-        if number > 1:
-            shown.append(APART)
-        named = title if len(split) == 1 else f"{title}, part {number} of {len(split)}"
-        shown.append(render_table(part, named, width))
-    shown.extend(notes(rows))
-    return shown
-
-
-def natural_width(renderable: Any) -> int:
-    """The columns ``renderable`` takes when nothing constrains it."""
-    return _MEASURE.measure(renderable).maximum
-
-
-Los = tuple[list[str], list[list[float]]]
-"""``los_matrix``: the bots, and ``matrix[i][j]``, the chance bot i is better than bot j."""
-
-
-def boards_json(boards: dict[str, list[Row]], los: dict[str, Los] | None = None) -> str:
-    """``{board key: [row, ...]}`` (``nimmt/standard,shedding``); with ``los``, each row also holds ``"los"``:
-    ``{other bot: the chance this bot is better}``."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for kind, rows in boards.items():
-        out[kind] = [msgspec.to_builtins(r) for r in rows]
-        if los is not None:
-            bots, matrix = los.get(kind, ([], []))
-            against = {b: dict(zip(bots, values, strict=True)) for b, values in zip(bots, matrix, strict=True)}
-            for row in out[kind]:
-                mine = against.get(row["bot"], {})
-                row["los"] = {b: _los(p) for b, p in mine.items() if b != row["bot"]}
-    return msgspec.json.format(msgspec.json.encode(out).decode(), indent=2)
-
-
-def _los(p: float) -> float | None:
-    """A LOS as JSON and CSV write it: None (null, an empty cell) where nothing can be said."""
-    return round(p, 4) if _finite(p) else None
-
-
-def _cell(row: Row, field: str) -> Any:
-    """A CSV cell: a missing number (no interval) is empty."""
-    value = getattr(row, field)
-    return "" if isinstance(value, float) and not _finite(value) else value
-
-
-def render_csv(rows: list[Row]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    fields = list(Row.__struct_fields__)
-    writer.writerow(fields)
-    for r in rows:
-        writer.writerow([_cell(r, f) for f in fields])
-    return out.getvalue()
-
-
-def boards_csv(boards: dict[str, list[Row]]) -> str:
-    """Every board in one CSV: ``game`` (the board key, ``game/variant``), then a row's
-    fields (``arena.boards.csv_export.boards_csv``, as the web's download)."""
-    from arena.boards.csv_export import boards_csv as records_csv
-
-    return records_csv({kind: msgspec.to_builtins(rows) for kind, rows in boards.items()}, Row.__struct_fields__)
-
-
-def los_csv(los: dict[str, Los]) -> str:
-    """The likelihood of superiority as CSV, one row per ordered pair of bots of a board:
-    ``game,bot,opponent,los`` (the chance ``bot`` is better than ``opponent``), bots in
-    the board's order."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["game", "bot", "opponent", "los"])
-    for kind, (bots, matrix) in los.items():
-        for bot, values in zip(bots, matrix, strict=True):
-            for other, p in zip(bots, values, strict=True):
-                if other != bot:
-                    value = _los(p)
-                    writer.writerow([kind, bot, other, "" if value is None else value])
-    return out.getvalue()
-
-
-def render_los(bots: list[str], matrix: list[list[float]], title: str = "") -> Table:
-    """The matrix with numbered columns (a column's number is its row's ``#``), so that it
-    stays narrow however long the names."""
-    table = Table(title=title or "Likelihood of superiority (row better than column #)")
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("bot", overflow="fold")
-    for number in range(1, len(bots) + 1):
-        table.add_column(str(number), justify="right", no_wrap=True)
-    for row, (b, values) in enumerate(zip(bots, matrix, strict=True)):
-        cells = ("" if column == row else f"{v:.2f}" if _finite(v) else "—" for column, v in enumerate(values))
-        table.add_row(str(row + 1), b, *cells)
-    return table
