@@ -8,12 +8,12 @@ import shlex
 import stat
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import msgspec
 
-if TYPE_CHECKING:
-    from arena.bots.folder import FolderLimits
+from arena.bots.errors import BotError as BotError
+from arena.bots.folder import FolderLimits, scan
+from arena.bots.folder import content_hash as folder_hash
 
 MANIFEST = "bot.toml"
 MAX_MANIFEST_BYTES = 64 * 1024
@@ -25,10 +25,6 @@ VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
 VERSION_RULE = "1 to 40 letters, digits, '.', '_', '+' or '-', the first a letter or digit (such as 1.0.2)"
 PACKAGE_PATTERN = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 PACKAGE_RULE = "lower-case letters, digits, '+', '-' and '.', such as ruby or lua5.4"
-
-
-class BotError(ValueError):
-    """A bot folder that cannot be used, with a message that says how to fix it."""
 
 
 class Manifest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -89,8 +85,6 @@ def load_bot(folder: str | Path) -> Bot:
         raise BotError(f"{manifest_path}: cannot split `run` ({exc})") from None
     if not argv:
         raise BotError(f"{manifest_path}: `run` is empty")
-    from arena.bots.folder import scan
-
     scan(path)  # links, special files, caps: refused now, before anything runs or is copied
     return Bot(path.resolve(), manifest)
 
@@ -159,6 +153,4 @@ def content_hash(folder: Path, limits: FolderLimits | None = None) -> str:
     hidden files excluded, read in chunks: what makes two snapshots, or an image and a
     folder, the same code. ``arena.bots.folder.FolderError`` (a ``BotError``) if the folder is
     refused: a link out of it, a special file, over the caps."""
-    from arena.bots.folder import content_hash as folder_hash
-
     return folder_hash(Path(folder), limits)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from arena.bots import BotError
+from arena.bots.errors import BotError
 
 CHUNK = 1 << 20
 MAX_LINK_HOPS = 40

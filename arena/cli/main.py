@@ -313,7 +313,7 @@ def image_build(
     its own, kept and reused when a set is switched to again (apt-get with the host's
     network; about 20-60 s a runtime), and the Python bot SDK on top (seconds, again
     whenever the SDK changes). It removes no image: `arena image prune` does, when asked."""
-    from arena.sandbox import images
+    from arena.sandbox import images, outdated
 
     with user_errors():
         adding = with_ is not None and with_.strip().startswith("+")
@@ -328,7 +328,10 @@ def image_build(
                 if not line.startswith("I: "):
                     console.print(line)
 
-            images.build_base(client, force=force, progress=progress, packages=packages)
+            tag = images.build_base(client, force=force, progress=progress, packages=packages)
+            note = outdated.stale_note(client, tag)
+            if note:
+                progress(note)
 
 
 @bot_app.command("build")

@@ -4,7 +4,7 @@ The rules' contract and the types it speaks (``Rules``, ``Decision``, ``Outcome`
 ``SettingsError``, ``IllegalAnswer``), chance as data (``draw``), ranks shared on ties
 (``competition_ranks``), the record that makes rules a game the arena knows
 (``GameRecord``, ``Score``, ``register``), and the contract check a game's own tests run
-(``check``, each finding a ``Problem``). These names are pinned (tests/test_kit_exports.py):
+(``check``, each finding a ``Problem``). These names are pinned (tests/unit/test_kit_exports.py):
 a game written against them keeps working while the arena's insides move.
 """
 

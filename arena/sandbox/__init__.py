@@ -25,11 +25,11 @@ def sandbox_name(text: str) -> SandboxName | None:
 def clear_leftovers() -> None:
     """What dead arenas left (run folders, cgroups, containers), whatever the sandbox
     chosen now: every arena start does this, cheaply when there is nothing."""
-    from arena.sandbox import docker as docker_sandbox
+    from arena.sandbox.containers import remove_stale_containers_if_any
     from arena.sandbox.leftovers import remove_leftovers
 
     remove_leftovers()
-    docker_sandbox.remove_stale_containers_if_any()
+    remove_stale_containers_if_any()
 
 
 def choose_sandbox(name: SandboxName, limits: ResourceLimits | None = None) -> tuple[Sandbox, str | None]:

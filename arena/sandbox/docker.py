@@ -14,27 +14,19 @@ costs about what a local pipe does, and no engine process sits in the path. Betw
 turns a container is frozen whole by its cgroup freezer, so processes it keeps forking
 stop with it; its CPU time is its cgroup's.
 
-Builds run under the same caps (``create_build_container``, ``run_build``), as their own
-unprivileged user with no capabilities, a time cap and a disk cap on what they write.
+Builds run under the same caps (``builds``), as their own unprivileged user with no
+capabilities, a time cap and a disk cap on what they write.
 
 Every container is registered with the watchdog (``reaper``) from its creation to its
 removal, so a killed arena (kill -9) takes its containers with it; what a dead arena
-still left is removed by the next to start (``remove_stale_containers_if_any``).
+still left is removed by the next to start (``containers.remove_stale_containers_if_any``).
 """
 
 from __future__ import annotations
 
 import errno
-import grp
-import math
 import os
-import pwd
-import secrets
-import shlex
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,176 +39,23 @@ from docker.types import LogConfig, Ulimit
 from arena.bots import Bot
 from arena.sandbox.base import ResourceLimits, StartError
 from arena.sandbox.cgroups import Cgroup
-from arena.sandbox.images import BOT_PATH, LABEL, ImageError, bot_image, connect
+from arena.sandbox.containers import (
+    BOT_PATH,
+    LABEL,
+    allocate_user,
+    owner_labels,
+    release_user,
+    remove_container,
+    remove_stale_containers,
+    user_note,
+)
+from arena.sandbox.images import ImageError, bot_image, connect
 from arena.sandbox.leftovers import private_dir
 from arena.sandbox.pipes import PipedBot
 from arena.sandbox.reaper import Reaper
 
 IO_PATH = "/arena/io"
 GRACE_SECONDS = 0.5
-OWNER = f"{socket.gethostname()}:{os.getpid()}"
-UID_RANGE = (0x5000_0000, 0x5FFF_FFFF)
-"""Where each container's own user comes from when the arena is root: far above any
-account of the machine (and apart from the local sandbox's range), so no host process
-shares it; nobody (65534) would."""
-BUILD_SECONDS = 600
-"""A build taking longer is stopped."""
-BUILD_DISK_MB = 256
-"""What a build may write (its image's layer over the base); also each file's size cap."""
-BUILD_LOG_MB = 1
-"""The engine keeps at most this much of a build's output."""
-BUILD_POLL_SECONDS = 0.1
-"""How often a running build is checked against its caps (its size: every 5th time)."""
-BUILD_STATUS = "arena-build-status"
-"""The line a build container's first step prints with the build's exit status."""
-STALE_TIMEOUT_SECONDS = 3.0
-"""How long an arena start waits for the engine when clearing what dead arenas left."""
-
-_uids_in_use: set[int] = set()
-_uid_lock = threading.Lock()
-_build_users: dict[str, int] = {}
-
-
-# --- users ------------------------------------------------------------------------------
-
-
-def _host_ranges() -> list[tuple[int, int]]:
-    """Subordinate id ranges handed to host users (rootless containers use them)."""
-    ranges = []
-    for path in ("/etc/subuid", "/etc/subgid"):
-        try:
-            lines = Path(path).read_text().splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            parts = line.split(":")
-            if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
-                ranges.append((int(parts[1]), int(parts[1]) + int(parts[2])))
-    return ranges
-
-
-def _id_taken(number: int, ranges: list[tuple[int, int]]) -> bool:
-    for lookup in (pwd.getpwuid, grp.getgrgid):
-        try:
-            lookup(number)
-            return True
-        except KeyError:
-            pass
-    return any(start <= number < end for start, end in ranges)
-
-
-def allocate_user() -> tuple[int, int]:
-    """The uid and gid a new container runs as: as root, a random one of ``UID_RANGE``
-    that no account, no subordinate range and no other container of this arena uses;
-    otherwise the arena's own (a user cannot hand out others)."""
-    if os.geteuid() != 0:
-        return os.geteuid(), os.getegid()
-    ranges = _host_ranges()
-    with _uid_lock:
-        while True:
-            uid = UID_RANGE[0] + secrets.randbelow(UID_RANGE[1] - UID_RANGE[0] + 1)
-            if uid not in _uids_in_use and not _id_taken(uid, ranges):
-                _uids_in_use.add(uid)
-                return uid, uid
-
-
-def release_user(uid: int) -> None:
-    with _uid_lock:
-        _uids_in_use.discard(uid)
-
-
-def user_note() -> str:
-    """The container's user, as the isolation text says it."""
-    if os.geteuid() == 0:
-        return "an unprivileged user of its own"
-    return f"the arena's user (uid {os.geteuid()})"
-
-
-# --- containers of dead arenas ----------------------------------------------------------
-
-
-def _start_ticks(pid: int) -> str:
-    """When process ``pid`` started (clock ticks since boot): a pid reused later differs."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
-
-
-STARTED = _start_ticks(os.getpid())
-
-
-def _owner_labels() -> dict[str, str]:
-    return {f"{LABEL}.owner": OWNER, f"{LABEL}.started": STARTED}
-
-
-def _owner_alive(owner: str, started: str = "") -> bool:
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname():
-        return True  # another machine's arena: not ours to judge
-    try:
-        os.kill(int(pid), 0)
-    except (ProcessLookupError, ValueError):
-        return False
-    except PermissionError:
-        pass
-    return not started or _start_ticks(int(pid)) in ("", started)
-
-
-def remove_stale_containers(client: docker.DockerClient) -> int:
-    """Remove the arena's containers (bots and builds) whose arena process is gone."""
-    removed = 0
-    for found in client.api.containers(all=True, filters={"label": f"{LABEL}.owner"}):  # one call
-        labels = found.get("Labels") or {}
-        if not _owner_alive(labels.get(f"{LABEL}.owner", ""), labels.get(f"{LABEL}.started", "")):
-            try:
-                client.api.remove_container(found["Id"], force=True)
-                removed += 1
-            except docker.errors.APIError:
-                pass  # gone already, or another arena is removing it
-    return removed
-
-
-def remove_stale_containers_if_any(timeout: float = STALE_TIMEOUT_SECONDS) -> int:
-    """What ``remove_stale_containers`` does, for any arena start, whatever its sandbox:
-    nothing (and no waiting) when no engine's socket is there, a short wait at most when
-    one is; never an error. How many containers went."""
-    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-    if not host.startswith("unix://") or not _answers(host[len("unix://") :], timeout):
-        return 0  # no local engine (a remote one is cleared when a Docker arena starts)
-    try:
-        client = docker.DockerClient(base_url=host, timeout=max(1, round(timeout)))
-    except Exception:
-        return 0
-    try:
-        return remove_stale_containers(client)
-    except Exception:
-        return 0
-    finally:
-        client.close()
-
-
-def _answers(path: str, timeout: float) -> bool:
-    """Whether an engine answers ``/_ping`` on the socket at ``path``: asked on a socket of
-    our own, closed whatever happens (the SDK's client leaks the one it probes with when
-    nothing answers)."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-            probe.settimeout(timeout)
-            probe.connect(path)
-            probe.sendall(b"GET /_ping HTTP/1.0\r\n\r\n")
-            return probe.recv(64).startswith(b"HTTP/1.")
-    except OSError:
-        return False
-
-
-def _remove_container(container: Any) -> None:
-    """Remove a container (killing what runs in it) and tell the watchdog it is gone."""
-    try:
-        container.remove(force=True)
-    except docker.errors.NotFound:
-        pass
-    Reaper.forget("ctr", container.id)
 
 
 # --- freezing a container whole ---------------------------------------------------------
@@ -388,7 +227,7 @@ class DockerProcess(PipedBot):
                     self._reason = self._inspect_exit()
         except docker.errors.NotFound:
             pass
-        _remove_container(self.container)
+        remove_container(self.container)
 
 
 class DockerSandbox:
@@ -456,7 +295,7 @@ class DockerSandbox:
         except BaseException:
             with trio.CancelScope(shield=True):
                 if container is not None:
-                    await trio.to_thread.run_sync(_remove_container, container)
+                    await trio.to_thread.run_sync(remove_container, container)
             for fd in fds:
                 os.close(fd)
             if io_dir is not None:
@@ -487,7 +326,7 @@ class DockerSandbox:
                 security_opt=["no-new-privileges"],
                 init=True,
                 log_config=LogConfig(type="none"),
-                labels={LABEL: "bot", **_owner_labels(), f"{LABEL}.bot": bot.name},
+                labels={LABEL: "bot", **owner_labels(), f"{LABEL}.bot": bot.name},
                 volumes={str(io_dir): {"bind": IO_PATH, "mode": "ro"}},
                 ulimits=[Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 5)],
             )
@@ -498,10 +337,10 @@ class DockerSandbox:
             container.start()
             container.reload()
         except docker.errors.DockerException as exc:
-            _remove_container(container)
+            remove_container(container)
             raise StartError(f"{bot.path}: the engine could not start the container: {exc}") from None
         except BaseException:
-            _remove_container(container)
+            remove_container(container)
             raise
         return container
 
@@ -520,201 +359,3 @@ class DockerSandbox:
                     raise StartError(f"the container exited at once (exit code {code}) before reading its input")
             await trio.sleep(0.002)
         raise StartError("the container never opened its input")
-
-
-# --- builds -----------------------------------------------------------------------------
-
-
-def create_build_container(
-    client: docker.DockerClient, image: str, script: str, bot: Bot, limits: ResourceLimits | None = None
-) -> Any:
-    """A container to run ``script`` (a bot's build) in, under the caps bots play under,
-    registered with the watchdog; not started, so the folder can be copied in first.
-
-    Its first step, the only one as root, with no capability but those it needs (CHOWN,
-    SETUID, SETGID, SETPCAP), gives ``/bot`` to the build's own unprivileged user and
-    runs the build as that user with every capability dropped, bounding set included
-    (the build then makes ``/bot`` readable by all: bots play as another user); when the
-    build ends it prints its status and waits to be stopped (``run_build``). The build's
-    user cannot signal, trace or write over that root step."""
-    limits = limits or ResourceLimits()
-    uid, gid = allocate_user()
-    as_user = (
-        f"umask 022\n/bin/sh -c {shlex.quote(script)}\nstatus=$?\nchmod -R a+rX {BOT_PATH} 2>/dev/null\nexit $status"
-    )
-    first = (
-        f"chown -R -P -h {uid}:{gid} {BOT_PATH} && setpriv --reuid={uid} --regid={gid} --clear-groups"
-        f" --inh-caps=-all --bounding-set=-all -- /bin/sh -c {shlex.quote(as_user)}"
-        f"\nprintf '\\n{BUILD_STATUS} %s\\n' $?\nexec sleep {BUILD_SECONDS * 2}"
-    )
-    disk = BUILD_DISK_MB << 20
-    try:
-        container = client.containers.create(
-            image,
-            command=["/bin/sh", "-c", first],
-            working_dir=BOT_PATH,
-            network_disabled=True,
-            network_mode="none",
-            environment={"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"},
-            mem_limit=f"{limits.memory_mb}m",
-            memswap_limit=f"{limits.memory_mb}m",
-            nano_cpus=int(limits.cpus * 1e9),
-            pids_limit=limits.processes,
-            cap_drop=["ALL"],
-            cap_add=["CHOWN", "SETUID", "SETGID", "SETPCAP"],
-            security_opt=["no-new-privileges"],
-            init=True,
-            log_config=LogConfig(type="json-file", config={"max-size": f"{BUILD_LOG_MB}m", "max-file": "1"}),
-            ulimits=[Ulimit(name="fsize", soft=disk, hard=disk)],
-            labels={LABEL: "build", **_owner_labels(), f"{LABEL}.bot": bot.name},
-        )
-    except BaseException:
-        release_user(uid)
-        raise
-    Reaper.watch("ctr", container.id)
-    _build_users[container.id] = uid
-    return container
-
-
-def remove_build_container(container: Any) -> None:
-    """Remove a build's container: whatever the build started dies with it."""
-    _remove_container(container)
-    uid = _build_users.pop(container.id, None)
-    if uid is not None:
-        release_user(uid)
-
-
-class _CapsHit:
-    """Whether a running container hit its memory or process cap: the kernel's counts of
-    out-of-memory kills and refused forks in its cgroup (kept open: after the build ends
-    its cgroup goes, and the last counts read stand)."""
-
-    def __init__(self, pid: int) -> None:
-        self.files: dict[str, tuple[int, bytes]] = {}
-        self.seen: set[str] = set()
-        try:
-            cgroup = Cgroup(pid)
-        except OSError:
-            return
-        sources = (
-            ("memory", "memory", "memory.oom_control", "memory.events", b"oom_kill"),
-            ("processes", "pids", "pids.events", "pids.events", b"max"),
-        )
-        for what, controller, v1_name, v2_name, key in sources:
-            if controller in cgroup.v1:
-                path = cgroup.v1[controller] / v1_name
-            elif cgroup.v2 is not None:
-                path = cgroup.v2 / v2_name
-            else:
-                continue
-            try:
-                self.files[what] = (os.open(path, os.O_RDONLY), key)
-            except OSError:
-                pass  # not counted here: the engine's out-of-memory flag still is
-
-    def check(self) -> set[str]:
-        """The caps hit so far: "memory", "processes"."""
-        for what, (fd, key) in self.files.items():
-            try:
-                for line in os.pread(fd, 4096, 0).splitlines():
-                    name, _, count = line.partition(b" ")
-                    if name == key and int(count or 0) > 0:
-                        self.seen.add(what)
-            except (OSError, ValueError):
-                pass
-        return self.seen
-
-    def close(self) -> None:
-        for fd, _ in self.files.values():
-            os.close(fd)
-        self.files.clear()
-
-
-def _layer_size(client: docker.DockerClient, container_id: str) -> int:
-    """What a container wrote: the size of its writable layer, as the engine counts it."""
-    found = client.api.containers(all=True, filters={"id": container_id}, size=True)
-    return int(found[0].get("SizeRw") or 0) if found else 0
-
-
-def run_build(container: Any, bot: Bot, limits: ResourceLimits | None = None) -> dict[str, Any]:
-    """Start a build container (``create_build_container``) and wait for its build under
-    its caps: past the time cap, the memory cap (an out-of-memory kill), the process cap
-    (a refused fork) or the disk cap (its layer's size), the build is stopped and
-    ``ImageError`` says which cap, for which bot. Returns the build's exit status, as the
-    engine's ``wait`` does; the container is stopped by then.
-
-    The container outlives its build (its first step waits, as root, after printing the
-    build's status), so the kernel's counts in its cgroup can still be read when a build
-    hit a cap and ended at once."""
-    limits = limits or ResourceLimits()
-    client = container.client
-    container.start()
-    container.reload()
-    caps = _CapsHit(container.attrs["State"].get("Pid") or 0)
-    deadline = time.monotonic() + BUILD_SECONDS
-    try:
-        polls = 0
-        while True:
-            state = client.api.inspect_container(container.id)["State"]
-            running = bool(state.get("Running"))
-            status = _build_status(client, container.id) if running else None
-            done = status is not None or not running
-            problem = _over_caps(client, container.id, caps, limits, check_size=done or polls % 5 == 0)
-            if problem is None and not done and time.monotonic() > deadline:
-                problem = f"ran longer than the time cap ({BUILD_SECONDS} s)"
-            if problem is None and not running and state.get("OOMKilled"):
-                problem = f"ran out of memory (the cap is {limits.memory_mb} MiB, no swap)"
-            if done or problem is not None:
-                _stop(container)
-            if problem is None and done:
-                problem = _over_caps(client, container.id, caps, limits, check_size=True)
-            if problem is not None:
-                raise ImageError(f"{bot.path}: the build of {bot.name} {problem}; no image was made")
-            if done:
-                return {"StatusCode": status if status is not None else state.get("ExitCode")}
-            polls += 1
-            time.sleep(BUILD_POLL_SECONDS)
-    finally:
-        caps.close()
-
-
-def build_log(container: Any, lines: int = 15) -> list[str]:
-    """The last lines a build printed (without the status line of its first step)."""
-    text = container.logs().decode("utf-8", "replace")
-    return [line for line in text.strip().splitlines() if not line.startswith(BUILD_STATUS)][-lines:]
-
-
-def _build_status(client: docker.DockerClient, container_id: str) -> int | None:
-    """The build's exit status once its first step has printed it; None while it runs."""
-    last = client.api.logs(container_id, stdout=True, stderr=False, tail=1).decode("utf-8", "replace").strip()
-    if last.startswith(BUILD_STATUS):
-        tail = last[len(BUILD_STATUS) :].strip()
-        return int(tail) if tail.isdigit() else 1
-    return None
-
-
-def _stop(container: Any) -> None:
-    """Kill what still runs in a build's container, and wait until it has stopped."""
-    try:
-        container.kill()
-    except docker.errors.APIError:
-        pass  # already stopped
-    try:
-        container.wait(timeout=30)
-    except Exception:
-        pass
-
-
-def _over_caps(
-    client: docker.DockerClient, container_id: str, caps: _CapsHit, limits: ResourceLimits, check_size: bool
-) -> str | None:
-    if check_size:
-        size = _layer_size(client, container_id)
-        if size > BUILD_DISK_MB << 20:
-            return f"wrote {math.ceil(size / 2**20 * 10) / 10:g} MiB, over the disk cap ({BUILD_DISK_MB} MiB)"
-    hit = caps.check()
-    if "memory" in hit:
-        return f"ran out of memory (the cap is {limits.memory_mb} MiB, no swap)"
-    if "processes" in hit:
-        return f"reached the process cap ({limits.processes} processes and threads)"
-    return None

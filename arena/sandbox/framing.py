@@ -2,8 +2,9 @@
 
 Framing is kept apart from decoding: a line that is too long is reported once and the
 rest of it is skipped, so one flooding bot costs bounded memory and the next line
-starts clean. ``LineBuffer`` does the cutting on bytes pushed into it; ``LineReader``
-pulls them from a Trio stream; ``PipeLines`` is a bot's output pipe as a line source,
+starts clean. ``LineBuffer`` does the cutting on bytes pushed into it; ``BufferedLines``
+takes lines from one, whatever brings its bytes; ``LineReader`` pulls them from a Trio
+stream; ``PipeLines`` is a bot's output pipe as a line source,
 which the epoll inbox reads through its descriptor.
 
 A bot that dribbles (writes a line a byte at a time, each byte a wake-up and a read of
@@ -105,31 +106,53 @@ class LineBuffer:
         return count, head
 
 
-class LineReader:
-    """Lines pulled from a Trio stream through a ``LineBuffer``."""
+class BufferedLines:
+    """Lines cut by a ``LineBuffer`` from bytes however they come (a stream, a pipe, a bot
+    in memory): one way to take a line, a line too long, or the end, for every source."""
 
-    def __init__(self, stream: trio.abc.ReceiveStream, buffer: LineBuffer) -> None:
-        self._stream = stream
+    def __init__(self, buffer: LineBuffer) -> None:
         self.buffer = buffer
-        self.reads = 0
-        """Reads of the stream: the referee's work for the lines read here."""
+
+    async def more(self, waited: int) -> bool:
+        """Feed the buffer what comes next (``waited``: times already asked for this line);
+        False once the output has ended."""
+        raise NotImplementedError
 
     async def receive_line(self) -> bytes:
-        drips = 0
+        waited = 0
         while True:
             item = self.buffer.next_line()
             if isinstance(item, LineTooLong):
                 raise item
             if item is not None:
                 return item
-            if drips >= DRIP_READS:
-                await trio.sleep(DRIP_PAUSE)  # a dribble: let its bytes gather
-            data = await self._stream.receive_some(65536)
-            self.reads += 1
-            if not data:
+            if not await self.more(waited):
                 raise EndOfStream(self.buffer.rest())
-            self.buffer.feed(data)
-            drips += 1
+            waited += 1
+
+    def unended(self) -> bytes:
+        """The start of a line not yet ended: a bot's last words, if it stops here."""
+        return self.buffer.rest()
+
+
+class LineReader(BufferedLines):
+    """Lines pulled from a Trio stream through a ``LineBuffer``."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream, buffer: LineBuffer) -> None:
+        super().__init__(buffer)
+        self._stream = stream
+        self.reads = 0
+        """Reads of the stream: the referee's work for the lines read here."""
+
+    async def more(self, waited: int) -> bool:
+        if waited >= DRIP_READS:
+            await trio.sleep(DRIP_PAUSE)  # a dribble: let its bytes gather
+        data = await self._stream.receive_some(65536)
+        self.reads += 1
+        if not data:
+            return False
+        self.buffer.feed(data)
+        return True
 
 
 class PipeLines(LineReader):
@@ -148,6 +171,3 @@ class PipeLines(LineReader):
             await trio.lowlevel.wait_readable(self.fd)
             self._wait_for_writer = False
         return await super().receive_line()
-
-    def unended(self) -> bytes:
-        return self.buffer.rest()

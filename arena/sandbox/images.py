@@ -54,6 +54,10 @@ import docker.errors
 
 from arena.bots import PACKAGE_PATTERN, PACKAGE_RULE, Bot, content_hash, valid_name
 from arena.bots.folder import Entry, each_file, scan
+from arena.sandbox.builds import ImageError as ImageError
+from arena.sandbox.builds import build_log, create_build_container, remove_build_container, run_build
+from arena.sandbox.containers import BOT_PATH as BOT_PATH
+from arena.sandbox.containers import LABEL as LABEL
 
 ROOTFS_VERSION = 1
 """Bump when ``PACKAGES`` or the way the root file system is made changes."""
@@ -84,18 +88,11 @@ CURRENT_TAG = f"{ROOTFS_VERSION}-current"
 made on (``arena image build --with``); without it, the base is the bare root file system."""
 EXTRAS_SECONDS = 1200
 """Installing the extra runtimes taking longer is stopped."""
-LABEL = "sixarena"
-"""Every image and container of the arena carries this label."""
-BOT_PATH = "/bot"
 MISSING_PROGRAM = "arena: the run command's program is not in the image"
 MISSING_PACKAGE = "arena: the base image lacks the packages"
 IMAGE_CHANGES = ["ENV LANG=C.UTF-8 HOME=/tmp", 'CMD ["/bin/sh"]']
 
 Progress = Callable[[str], None]
-
-
-class ImageError(Exception):
-    """An image that cannot be built or used, with what to do about it."""
 
 
 def connect() -> docker.DockerClient:
@@ -373,7 +370,7 @@ def build_base(
     """What `arena image build` does: the root file system if missing, a layer per extra
     runtime (``packages``; None keeps those of the current base, [] drops them), the SDK
     layer if missing (``force`` rebuilds all of them). It removes nothing: the images it
-    made outdated are counted, for `arena image prune`."""
+    made outdated are `arena image prune`'s (``outdated.stale_note`` counts them)."""
     with _lock():
         build_rootfs(client, force, progress)
         if packages is None:
@@ -381,16 +378,7 @@ def build_base(
             if packages:
                 progress(f"keeping the extra packages {', '.join(packages)} (--with changes them)")
         _set_extras(client, packages, force, progress)
-        tag = _build_sdk_layer(client, force, progress)
-    from arena.sandbox.outdated import outdated
-
-    stale = len(outdated(client, tag, set()))
-    if stale:
-        progress(
-            f"{stale} arena image{'s are' if stale != 1 else ' is'} no longer current (other bases, bots built on"
-            " them): `arena image prune` lists them and removes them when asked"
-        )
-    return tag
+        return _build_sdk_layer(client, force, progress)
 
 
 # --- extra runtimes: Debian packages in a layer of their own ----------------------------
@@ -702,7 +690,7 @@ def _package_check(packages: list[str]) -> str:
 
 def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progress: Progress = print) -> str:
     """Copy the folder onto the current base, run the build command with the network
-    off under the caps bots play under (``docker.run_build``: memory, processes, CPU,
+    off under the caps bots play under (``builds.run_build``: memory, processes, CPU,
     time, disk; an unprivileged user, no capabilities), commit. The base's SDK layer is
     built first if it is missing."""
     base = ensure_base(client, progress)
@@ -719,8 +707,6 @@ def build_bot(client: docker.DockerClient, bot: Bot, force: bool = False, progre
         f"{_package_check(bot.manifest.packages)}{build}\nstatus=$?\n[ $status -eq 0 ] || exit $status\n"
         f"command -v {program} >/dev/null 2>&1 || {{ echo {shlex.quote(MISSING_PROGRAM)} >&2; exit 127; }}"
     )
-    from arena.sandbox.docker import build_log, create_build_container, remove_build_container, run_build
-
     container = create_build_container(client, base, script, bot)
     try:
         with _folder_tar(bot.path) as (archive, packed):

@@ -38,6 +38,7 @@ from arena.sandbox.leftovers import private_dir
 from arena.sandbox.pipes import PipedBot
 from arena.sandbox.reaper import Reaper
 from arena.sandbox.runtime import Runtime, ensure_runtime, runtimes_root
+from arena.sandbox.runtime import reachable_by_others as reachable_by_others
 from arena.sandbox.seccomp import bot_filter
 
 GRACE_SECONDS = 0.5
@@ -261,18 +262,6 @@ def working_bubblewrap() -> str | None:
         if probe.returncode == 0:
             return path
     return None
-
-
-def reachable_by_others(path: Path) -> bool:
-    """Whether a user other than the owner can get to ``path``: every directory on the
-    way lets others through, and the path itself lets them read."""
-    path = path.resolve()
-    try:
-        if not all(os.stat(parent).st_mode & stat.S_IXOTH for parent in path.parents):
-            return False
-        return bool(os.stat(path).st_mode & stat.S_IROTH)
-    except OSError:
-        return False
 
 
 def copies_root() -> Path:

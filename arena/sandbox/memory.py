@@ -22,7 +22,7 @@ import trio
 
 from arena.bots import Bot
 from arena.sandbox.base import BotGone, BotProcess, StderrLog
-from arena.sandbox.framing import EndOfStream, LineBuffer, LineTooLong
+from arena.sandbox.framing import BufferedLines, EndOfStream, LineBuffer
 from arena.sandbox.inbox import LINE_BUDGET, NOTHING, Budgets, Dropped, Received
 
 
@@ -96,12 +96,12 @@ class Expectations:
             raise AssertionError("; ".join(self.mistakes + left))
 
 
-class MemoryLines:
+class MemoryLines(BufferedLines):
     """A ``LineSource`` written in memory: what a scripted bot writes is cut into lines
     by the same ``LineBuffer`` as a pipe's bytes; whoever listens is told at once."""
 
     def __init__(self, max_line: int) -> None:
-        self.buffer = LineBuffer(max_line)
+        super().__init__(LineBuffer(max_line))
         self.ended = False
         self._listener: Callable[[], None] | None = None
         self._changed = trio.Event()
@@ -125,20 +125,13 @@ class MemoryLines:
         if self._listener is not None:
             self._listener()
 
-    async def receive_line(self) -> bytes:
-        while True:
-            item = self.buffer.next_line()
-            if isinstance(item, LineTooLong):
-                raise item
-            if item is not None:
-                return item
-            if self.ended:
-                raise EndOfStream(self.buffer.rest())
-            self._changed = trio.Event()
-            await self._changed.wait()
-
-    def unended(self) -> bytes:
-        return self.buffer.rest()
+    async def more(self, waited: int) -> bool:
+        """Wait for the bot's next write (False: it has ended)."""
+        if self.ended:
+            return False
+        self._changed = trio.Event()
+        await self._changed.wait()
+        return True
 
 
 class MemoryInbox(Budgets):

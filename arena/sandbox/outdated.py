@@ -53,6 +53,18 @@ def outdated(client: docker.DockerClient, current: str, stored: set[str]) -> lis
     return sorted(stale)
 
 
+def stale_note(client: docker.DockerClient, current: str) -> str | None:
+    """What `arena image build` says once the base ``current`` is built: how many of the
+    arena's images are no longer current (None: none is)."""
+    stale = len(outdated(client, current, set()))
+    if not stale:
+        return None
+    return (
+        f"{stale} arena image{'s are' if stale != 1 else ' is'} no longer current (other bases, bots built on"
+        " them): `arena image prune` lists them and removes them when asked"
+    )
+
+
 def prune(client: docker.DockerClient, tags: list[str], progress: Progress = print) -> int:
     """Remove ``tags`` (as ``outdated`` found them): one in use by a container meanwhile
     stays, said; returns how many went."""

@@ -38,6 +38,7 @@ from typing import Any
 
 import trio
 
+from arena.bots import content_hash, load_bot
 from arena.sandbox.base import Sandbox, StartError
 
 LAYOUT = 1
@@ -135,9 +136,19 @@ def _open_to_bots(path: Path) -> bool:
     bots run as its own user), else one that others can reach and read."""
     if os.geteuid() != 0:
         return path.exists()
-    from arena.sandbox.local import reachable_by_others
-
     return reachable_by_others(path)
+
+
+def reachable_by_others(path: Path) -> bool:
+    """Whether a user other than the owner can get to ``path``: every directory on the
+    way lets others through, and the path itself lets them read."""
+    path = path.resolve()
+    try:
+        if not all(os.stat(parent).st_mode & stat.S_IXOTH for parent in path.parents):
+            return False
+        return bool(os.stat(path).st_mode & stat.S_IROTH)
+    except OSError:
+        return False
 
 
 def _arena_python_open() -> bool:
@@ -157,8 +168,6 @@ def _identity(path: str) -> str:
 def runtime_hash() -> str:
     """What the runtime would be made of, read without running anything: the arena's
     interpreter (and whether bots can read it), the system's, the SDK's files, msgspec."""
-    from arena.bots import content_hash
-
     parts = [
         f"layout {LAYOUT}",
         f"uid {os.geteuid()}",
@@ -375,7 +384,6 @@ def probe_folder() -> Path:
 async def why_python_bots_fail(sandbox: Sandbox, progress: Callable[[str], None] | None = None) -> str | None:
     """Start the probe in ``sandbox`` and ask it hello: None if it answered, else why not
     (also what a cluster's worker asks after a match whose bots crashed: its sandbox, or them?)."""
-    from arena.bots import load_bot
     from protocol.messages import PROTOCOL_VERSION, Hello, HelloReply, Limits, decode_from_bot, encode
 
     bot = load_bot(probe_folder())

@@ -1,0 +1,174 @@
+"""The Monte Carlo reference bot's search (sample_bots/montecarlo), in this process:
+repeatable with a fixed number of playouts, inside its time on a clock of the test's
+own, and its row choices and opponent model (through the referee:
+tests/integration/test_montecarlo.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from arena.games.nimmt import rules as nimmt
+from protocol.messages import Hello, Limits, NewGame
+from protocol.nimmt import Place, Reveal, RoundStart, View
+
+from ..conftest import SAMPLES
+
+MONTECARLO = SAMPLES / "montecarlo"
+
+
+def module() -> ModuleType:
+    """The bot's code, imported in this process."""
+    spec = importlib.util.spec_from_file_location("montecarlo_bot", MONTECARLO / "bot.py")
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+MC = module()
+
+
+def first_view(settings: dict[str, Any], players: int = 4, seed: int = 1) -> tuple[View, list[Any]]:
+    state, _ = nimmt.start(nimmt.parse_settings(settings, players), players, seed)
+    return nimmt.view(state, 0), nimmt.legal(state, 0)
+
+
+def test_same_request_same_answer_with_playouts() -> None:
+    view, legal = first_view({})
+    answers = set()
+    for _ in range(3):
+        bot = MC.MonteCarloBot(playouts=40, seed=4)
+        answers.add(bot.decide("play", view, legal))
+        assert bot.last_playouts == 40
+    assert len(answers) == 1
+    assert answers.pop() in legal
+
+
+class Clock:
+    """The bot's clock in a test: each reading moves it on by ``tick`` seconds, so a search
+    that reads it after every deal spends its budget in a known number of deals, however
+    fast the machine."""
+
+    def __init__(self, tick: float) -> None:
+        self.now = 1000.0
+        self.tick = tick
+
+    def perf_counter(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+def test_think_time_is_kept_and_capped_by_move_ms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--think`` seconds, but never more than a third of ``move_ms``: the search stops
+    at the first reading of its clock past that budget, and not before."""
+    view, legal = first_view({})
+    tick = 0.001
+    for think, move_ms, budget in ((0.05, 1000, 0.05), (30.0, 90, 0.03)):
+        clock = Clock(tick)
+        monkeypatch.setattr(MC, "time", clock)
+        bot = MC.MonteCarloBot(think=think)
+        bot.hello(Hello(1, "nimmt", {}, 0, 4, Limits(move_ms, 0, 10_000)))
+        started = clock.now
+        answer = bot.decide("play", view, legal)
+        spent = clock.now - started
+        assert answer in legal
+        assert budget <= spent <= budget + 2 * tick + 1e-9, (think, move_ms, spent)
+        assert bot.last_playouts == round(spent / tick) - 1, "one reading of the clock a deal, after it"
+
+
+def test_the_last_turn_row_choice_takes_the_cheapest_row() -> None:
+    """With nothing left to play, the row choice is only this turn: the fewest heads."""
+    view = View(
+        seat=0,
+        players=3,
+        round=1,
+        turn=10,
+        hand=(),
+        rows=((30, 33), (40,), (50, 55), (60, 61, 62)),
+        scores=(0, 0, 0),
+        round_heads=(0, 0, 0),
+        revealed=(((5, 0), (70, 1), (80, 2)),),
+        card=5,
+        hand_sizes=(0, 0, 0),
+    )
+    assert MC.MonteCarloBot(playouts=10).decide("row", view, [0, 1, 2, 3]) == 1
+
+
+def test_a_row_choice_looks_ahead_in_the_round() -> None:
+    """Taking the cheapest row (1 head) leaves row 1 full, so our last card, 22, would
+    take its 5 heads next turn; taking row 1 now (5 heads) leaves 22 a safe place."""
+    view = View(
+        seat=0,
+        players=2,
+        round=1,
+        turn=9,
+        hand=(22,),
+        rows=((8,), (16, 17, 18, 19, 21), (70,), (80,)),
+        scores=(0, 0),
+        round_heads=(0, 0),
+        revealed=(((3, 0), (90, 1)),),
+        card=3,
+        hand_sizes=(1, 1),
+    )
+    assert MC.fallback("row", view, [0, 1, 2, 3]) == 0, "the one-turn heuristic takes the cheapest row"
+    assert MC.MonteCarloBot(playouts=50).decide("row", view, [0, 1, 2, 3]) == 1
+
+
+def test_opponents_are_told_apart_by_their_cards_and_rows() -> None:
+    """Seat 1 plays like the greedy policy (a card right after a row end, the cheapest
+    row); seat 2 like a random player (a sixth card onto 11 heads, the dearest row)."""
+    table = MC.Opponents(seat=0, players=3, settings={})
+    hand = (70, 71, 72, 73, 74, 75, 76, 77, 78, 79)
+    table.event(RoundStart(1, ((5,), (30, 31, 32, 33, 34), (60,), (90,)), hand))
+    table.event(Reveal(1, 1, ((6, 1), (35, 2), (70, 0))))
+    assert table.greedy_chance(1) > 0.8
+    assert table.greedy_chance(2) < 0.2
+    table = MC.Opponents(seat=0, players=3, settings={})
+    table.event(RoundStart(1, ((10,), (20, 22), (30,), (40,)), hand))
+    table.event(Place(1, 3, 0, (10,), True))  # the cheapest row: 1 head
+    table.event(Place(2, 2, 1, (20, 22), True))  # 8 heads, with a 1-head row there
+    assert table.greedy_chance(1) > 0.5 > table.greedy_chance(2)
+    assert table.rows == [[3], [2], [30], [40]]
+
+
+@pytest.mark.parametrize(
+    ("settings", "players"),
+    [({}, 2), ({}, 10), ({"variant": "tactical"}, 10), ({"variant": "logical"}, 6), ({"keep_rows": True}, 8)],
+    ids=["2p", "10p", "tactical-10p", "logical-6p", "keep_rows-8p"],
+)
+def test_the_search_runs_without_falling_back_at_any_table_size(settings: dict[str, Any], players: int) -> None:
+    """In process, with errors raised instead of logged: whole games (2 rounds) with the
+    bot in two seats and random play in the others; the rules reject any illegal answer."""
+    settings = {**settings, "rounds": 2}
+    rules = nimmt.parse_settings(settings, players)
+    state, events = nimmt.start(rules, players, 17)
+    bots = {}
+    for seat in (0, players - 1):
+        bot = MC.MonteCarloBot(playouts=3, seed=seat)
+        bot.forgiving = False
+        bot.new_game(NewGame(0, seat, players, settings))
+        bots[seat] = bot
+    pending: dict[int, list[Any]] = {seat: list(events) for seat in bots}
+    rng = random.Random(3)
+    asked: set[str] = set()
+    while (decision := nimmt.decision(state)) is not None:
+        answers = {}
+        for seat in decision.seats:
+            legal = nimmt.legal(state, seat)
+            if seat in bots:
+                bots[seat].events([e for e in (nimmt.observe(x, seat) for x in pending[seat]) if e is not None])
+                pending[seat] = []
+                answers[seat] = bots[seat].decide(decision.kind, nimmt.view(state, seat), legal)
+                asked.add(decision.kind)
+            else:
+                answers[seat] = rng.choice(legal)
+        state, events = nimmt.apply(state, answers)
+        for seat in bots:
+            pending[seat].extend(events)
+    assert state.over and "play" in asked
+    assert all(bot.table is not None for bot in bots.values()), "the events were understood"
