@@ -31,7 +31,7 @@ def game_check(
     """Play random games through a game's rules and every part of its record (settings,
     views, answers, privacy, the wire types, replays, the terminal and web pictures, the
     bot-check battery): one line per problem, exit 1 on any, 0 when it keeps the contract."""
-    from arena.games.contract import check, record_named, table_cases
+    from arena.gamecheck import check, record_named, table_cases
     from arena.games.registry import CatalogError
 
     try:

@@ -3,16 +3,16 @@
 The rules' contract and the types it speaks (``Rules``, ``Decision``, ``Outcome``,
 ``SettingsError``, ``IllegalAnswer``), chance as data (``draw``), ranks shared on ties
 (``competition_ranks``), the record that makes rules a game the arena knows
-(``GameRecord``, ``Score``, ``register``), and the contract check a game's own tests run
-(``check``, each finding a ``Problem``). These names are pinned (tests/unit/test_kit_exports.py):
-a game written against them keeps working while the arena's insides move.
+(``GameRecord``, ``Score``, ``register``). These names are pinned
+(tests/unit/test_kit_exports.py): a game written against them keeps working while the
+arena's insides move. The contract check a game's own tests run is ``arena.gamecheck.check``:
+it plays games through the layers above the rules, so it sits above them too.
 """
 
 from __future__ import annotations
 
 from arena.games.base import AnyRules, Decision, IllegalAnswer, Outcome, Rules, SettingsError, competition_ranks
 from arena.games.chance import draw
-from arena.games.contract import Problem, check
 from arena.games.registry import GameRecord, Score, register
 
 __all__ = [
@@ -21,11 +21,9 @@ __all__ = [
     "GameRecord",
     "IllegalAnswer",
     "Outcome",
-    "Problem",
     "Rules",
     "Score",
     "SettingsError",
-    "check",
     "competition_ranks",
     "draw",
     "register",

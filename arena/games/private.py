@@ -1,5 +1,5 @@
 """The private entries of a game's state and events, and their shuffle among the other
-seats: what the contract check (``arena.games.contract``) perturbs to prove that no seat
+seats: what the contract check (``arena.gamecheck``) perturbs to prove that no seat
 sees another's.
 
 A name in a record's ``private`` (``hands``) means that field of the state and of every

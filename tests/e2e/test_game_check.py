@@ -1,4 +1,4 @@
-"""The contract check (``arena.games.contract.check``, ``arena game check``) passes the
+"""The contract check (``arena.gamecheck.check``, ``arena game check``) passes the
 games that keep the contract and names each way a game breaks it.
 
 The command runs as a real ``arena`` process on outside games named as ``ARENA_GAMES``
@@ -22,8 +22,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from arena.games import contract
-from arena.games.contract import check, record_named
+from arena import gamecheck as contract
+from arena.gamecheck import check, record_named
 from arena.games.registry import CatalogError, GameRecord, get_game
 
 from ..conftest import one_clean_line

@@ -1,6 +1,6 @@
 """What every game must keep, checked over every registered game (Goofspiel and Liar's
 dice included, and any game the user's ``ARENA_GAMES`` adds) by the contract check a
-game's own tests run (``arena.games.contract.check``, as ``arena game check`` does: random
+game's own tests run (``arena.gamecheck.check``, as ``arena game check`` does: random
 games through every member of the rules and every part of the record), and a golden
 replay per game and variant.
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from arena.games.contract import check, policies, variant_settings
+from arena.gamecheck import check, policies, variant_settings
 from arena.games.registry import ENV, AnyGame, games
 from arena.play import replay
 from arena.play.simulate import replay_of
@@ -71,7 +71,7 @@ def with_entries(value: str, *entries: str) -> str:
 @pytest.mark.parametrize("record", RECORDS.values(), ids=list(RECORDS))
 def test_the_game_keeps_the_contract(record: AnyGame) -> None:
     """Three seeded random games at the smallest, a middle and the largest table of each
-    variant, through the rules and every part of the record (``arena.games.contract``)."""
+    variant, through the rules and every part of the record (``arena.gamecheck``)."""
     problems = check(record, games=3, seed=0)
     assert not problems, "\n".join(map(str, problems))
 

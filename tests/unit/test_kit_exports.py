@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from arena.games import base, chance, contract, kit, registry
+from arena.games import base, chance, kit, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,11 +23,9 @@ EXPORTS = {
     "GameRecord": registry.GameRecord,
     "IllegalAnswer": base.IllegalAnswer,
     "Outcome": base.Outcome,
-    "Problem": contract.Problem,
     "Rules": base.Rules,
     "Score": registry.Score,
     "SettingsError": base.SettingsError,
-    "check": contract.check,
     "competition_ranks": base.competition_ranks,
     "draw": chance.draw,
     "register": registry.register,

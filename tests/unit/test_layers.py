@@ -122,24 +122,7 @@ def test_the_store_and_the_boards_name_no_game() -> None:
 
 PACKAGES = ("arena", "protocol", "leaderboard")
 
-KNOWN_ELSEWHERE: set[frozenset[str]] = {
-    # The contract check and the kit that re-exports it (arena/games/contract.py, kit.py)
-    # play games through the replay, the session, the pictures and the viewer, which ask
-    # the registry: arena.games and the layers above it import one another. Removed where
-    # the check (and the kit's door to it) sits above the layers it uses.
-    frozenset(
-        {
-            "arena.boards",
-            "arena.botcheck",
-            "arena.games",
-            "arena.play",
-            "arena.render",
-            "arena.store",
-            "arena.tournaments",
-            "arena.web",
-        }
-    ),
-}
+KNOWN_ELSEWHERE: set[frozenset[str]] = set()
 """Cycles known and not yet removed, each with what removes it: allowed until then, and
 failing once gone (``test_the_known_cycles_are_still_there``), so the set only shrinks."""
 

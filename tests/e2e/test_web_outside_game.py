@@ -15,9 +15,9 @@ import pytest
 
 from arena.games.registry import ENV
 
-from .conftest import serving
-from .games.liars_dice.helpers import arena, liars_bots, liars_env
-from .games.liars_dice.record import ENV_VALUE
+from ..conftest import serving
+from ..games.liars_dice.helpers import arena, liars_bots, liars_env
+from ..games.liars_dice.record import ENV_VALUE
 from .test_web import page
 
 TITLE = "Liar's dice"
