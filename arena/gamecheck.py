@@ -676,9 +676,9 @@ def record_named(entry: str) -> AnyGame:
         try:
             return get_game(entry)
         except CatalogError as exc:
-            raise CatalogError(f"{exc}; or name a record as MODULE:ATTRIBUTE (mygames.dice:GAME)") from None
+            raise CatalogError(f"{exc}; or name a record as MODULE:ATTRIBUTE (mygames.tiles:GAME)") from None
     if not module_name or not attribute:
-        raise CatalogError(f"{entry!r}: expected MODULE:ATTRIBUTE (e.g. mygames.dice:GAME) or a game's name")
+        raise CatalogError(f"{entry!r}: expected MODULE:ATTRIBUTE (e.g. mygames.tiles:GAME) or a game's name")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -20,7 +20,7 @@ def game_check(
     entry: Annotated[
         str,
         typer.Argument(
-            help="The game's record as MODULE:ATTRIBUTE (an ARENA_GAMES entry, e.g. mygames.dice:GAME), or the name"
+            help="The game's record as MODULE:ATTRIBUTE (an ARENA_GAMES entry, e.g. mygames.tiles:GAME), or the name"
             " of a game the arena knows.",
             metavar="MODULE:ATTR",
         ),

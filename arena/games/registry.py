@@ -145,7 +145,7 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
         package, colon, name = self.drawer.partition(":")
         if not colon or not package or not name:
             raise CatalogError(
-                f"{self.name}'s drawer {self.drawer!r}: expected PACKAGE:FILE, e.g. mygames.dice:viewer.js"
+                f"{self.name}'s drawer {self.drawer!r}: expected PACKAGE:FILE, e.g. mygames.tiles:viewer.js"
             )
         try:
             return importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
@@ -243,7 +243,7 @@ def _import_record(entry: str, source: str = "built-in game") -> AnyGame:
     """The record ``module:attribute`` names; ``CatalogError`` saying what is wrong with it."""
     module_name, colon, attribute = entry.partition(":")
     if not colon or not module_name or not attribute:
-        raise CatalogError(f"{source} {entry!r}: expected MODULE:ATTRIBUTE, e.g. mygames.dice:GAME")
+        raise CatalogError(f"{source} {entry!r}: expected MODULE:ATTRIBUTE, e.g. mygames.tiles:GAME")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
