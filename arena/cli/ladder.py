@@ -20,18 +20,31 @@ from arena.cli.cluster import (
 )
 from arena.cli.common import (
     DEFAULT_DB,
-    GAME_HELP,
-    SANDBOX_HELP,
     DbOption,
-    VariantOption,
     console,
     deal_source,
     err_console,
     fail,
-    game_settings,
     open_store,
     print_board,
     user_errors,
+)
+from arena.cli.options import (
+    DEFAULTS,
+    ConcurrencyOption,
+    GameOption,
+    MatchOptions,
+    MoveTimeOption,
+    Plays,
+    SandboxOption,
+    SeedOption,
+    SetOption,
+    SettingsFileOption,
+    StartupTimeOption,
+    TimeBankOption,
+    VariantOption,
+    choose_game,
+    title_of,
 )
 from arena.text import shown
 from arena.tournaments.plan import deals_of
@@ -40,6 +53,16 @@ if TYPE_CHECKING:
     from arena.play.match import GameResult
     from arena.store import Store, StoredBot, Tournament
     from arena.tournaments.ladder import LadderSpec
+
+LadderTableSizeOption = Annotated[
+    int,
+    typer.Option(
+        help="Seats per game (when it is created; default 4: a ladder's field is whoever submits, so its tables"
+        " have a size of their own, not the number of its bots).",
+        min=2,
+        max=10,
+    ),
+]
 
 ladder_app = typer.Typer(
     help="The ladder: submitted bots, built, checked and rated continuously.", no_args_is_help=True
@@ -50,10 +73,11 @@ ladder_app = typer.Typer(
 def ladder_run(
     db: DbOption = DEFAULT_DB,
     name: Annotated[str, typer.Option(help="The ladder's name (a tournament of that name).")] = "ladder",
-    game: Annotated[str | None, typer.Option(help=f"{GAME_HELP} Default nimmt.", show_default=False)] = None,
-    variant: VariantOption = None,
-    set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
-    table_size: Annotated[int, typer.Option(help="Seats per game.", min=2, max=10)] = 4,
+    game: GameOption = DEFAULTS.game,
+    variant: VariantOption = DEFAULTS.variant,
+    set_: SetOption = [],  # noqa: B006
+    settings_file: SettingsFileOption = DEFAULTS.settings_file,
+    table_size: LadderTableSizeOption = 4,
     deals_per_table: Annotated[
         int,
         typer.Option(
@@ -62,7 +86,7 @@ def ladder_run(
             min=0,
         ),
     ] = 0,
-    seed: Annotated[int | None, typer.Option(help="The ladder's seed (when it is created).")] = None,
+    seed: SeedOption = DEFAULTS.seed,
     reveal_every: Annotated[
         int,
         typer.Option(
@@ -71,14 +95,11 @@ def ladder_run(
             min=1,
         ),
     ] = 100,
-    concurrency: Annotated[int, typer.Option(help="Tables played at once (on one machine).", min=1)] = 2,
-    sandbox_name: Annotated[
-        str,
-        typer.Option(
-            "--sandbox", help=f"Where submissions are built and checked (and played, without --cluster): {SANDBOX_HELP}"
-        ),
-    ] = "auto",
-    move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
+    concurrency: ConcurrencyOption = DEFAULTS.concurrency,
+    sandbox_name: SandboxOption = DEFAULTS.sandbox,
+    move_time: MoveTimeOption = DEFAULTS.move_time,
+    time_bank: TimeBankOption = DEFAULTS.time_bank,
+    startup_time: StartupTimeOption = DEFAULTS.startup_time,
     table_seconds: Annotated[
         float,
         typer.Option(
@@ -119,8 +140,11 @@ def ladder_run(
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
 ) -> None:
-    """Run the ladder until Ctrl-C: build and check each submission as it arrives, and keep
-    playing duplicate-deal tables among the active bots, where ratings are least certain."""
+    """Run the ladder until Ctrl-C: build and check each submission as it arrives (in
+    --sandbox, also with --cluster), and keep playing duplicate-deal tables among the
+    active bots, where ratings are least certain. The game (default: the one every active
+    bot plays), its settings, the time limits, --table-size, --deals-per-table,
+    --table-seconds, --reveal-every and --seed are the ladder's from its first run on."""
     import trio
 
     from arena.cli.sandbox import open_sandbox
@@ -129,6 +153,9 @@ def ladder_run(
     from arena.tournaments.pipeline import run_pipeline
     from arena.tournaments.roundrobin import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
 
+    options = MatchOptions(
+        game, tuple(set_), variant, settings_file, move_time, time_bank, startup_time, sandbox_name, seed, concurrency
+    )
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
         on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, "auto")
@@ -137,7 +164,7 @@ def ladder_run(
         tournament = store.get_tournament(name)
         if tournament is None:
             spec = LadderSpec(table_size, deals_per_table, table_seconds, reveal_every=reveal_every)
-            tournament = create(store, name, game or "nimmt", variant, set_, spec, seed, move_time)
+            tournament = create(store, name, spec, options)
         elif "ladder" not in tournament.config:
             fail(f"{name!r} is a tournament, not a ladder: choose another --name")
         elif game is not None and game != tournament.game:
@@ -146,10 +173,10 @@ def ladder_run(
             held.enter_context(store.lease(tournament.id))  # one ladder run at a time
         except StoreError as exc:
             fail(str(exc), code=1)
-        sandbox = open_sandbox(sandbox_name)  # the pipeline builds and checks here, also with --cluster
+        sandbox = open_sandbox(options.sandbox)  # the pipeline builds and checks here, also with --cluster
         player: Any
         if on_cluster is None:
-            player = OnThisMachine(sandbox, concurrency)
+            player = OnThisMachine(sandbox, options.concurrency)
 
             def ready(bot: StoredBot) -> None:
                 sandbox.prepare(bot.load(), progress=lambda line: None)
@@ -194,7 +221,7 @@ def ladder_run(
 
         again = f"arena ladder run --name {name} --db {db}"
         console.print(
-            f"ladder {name} · {tournament.game} · tables of {ladder.spec.table_size} · seed {tournament.seed} · {db}:"
+            f"ladder {name} · {title_of(tournament.game)} · tables of {ladder.spec.table_size} · seed {tournament.seed} · {db}:"
             " Ctrl-C stops it",
             markup=False,
             soft_wrap=True,
@@ -265,30 +292,27 @@ def ladder_resume(
     pause_or_resume(db, name, False)
 
 
-def create(
-    store: Store,
-    name: str,
-    game: str,
-    variant: str | None,
-    set_: list[str],
-    spec: LadderSpec,
-    seed: int | None,
-    move_time: float,
-) -> Tournament:
-    """The ladder's tournament row, on its first run (its seed fixed from then on)."""
+def create(store: Store, name: str, spec: LadderSpec, options: MatchOptions) -> Tournament:
+    """The ladder's tournament row, on its first run (its game, settings and seed fixed
+    from then on): its game is ``--game``, else the one every active bot plays."""
     import msgspec
 
     from arena.deals import ladder_commitment
     from arena.games.registry import get_game
-    from arena.play.match import TimeLimits
+    from arena.store.submissions import Submissions
     from arena.tournaments.ladder import ladder_config
     from arena.tournaments.roundrobin import TournamentConfig, variant_of
 
-    settings = msgspec.to_builtins(
-        get_game(game).rules.parse_settings(game_settings(set_, variant, None), spec.table_size)
-    )
-    config = TournamentConfig([], spec.table_size, 1, TimeLimits(round(move_time * 1000)))
-    seed, secret = deal_source(seed)
+    if options.game is None:
+        stored = {b.ref: b for b in store.list_bots()}
+        active = [stored[s.ref] for s in Submissions(store).active() if s.ref in stored]
+        found = [Plays(b.name, b.path, tuple(b.games)) for b in active]
+        game = choose_game(None, found, "--game names the ladder's: it seats the active bots that play it")
+    else:
+        game = get_game(options.game).name
+    settings = msgspec.to_builtins(get_game(game).rules.parse_settings(options.settings(), spec.table_size))
+    config = TournamentConfig([], spec.table_size, 1, options.limits())
+    seed, secret = deal_source(options.seed)
     tournament = store.create_tournament(
         name,
         game,
@@ -303,7 +327,7 @@ def create(
         f"{spec.deals_per_table} deals" if spec.deals_per_table else f"deal groups for about {spec.table_seconds:g} s"
     )
     console.print(
-        f"ladder {name} created: {game}, tables of {spec.table_size}, {deals} a table, seed {seed}",
+        f"ladder {name} created: {title_of(game)}, tables of {spec.table_size}, {deals} a table, seed {seed}",
         markup=False,
     )
     return tournament

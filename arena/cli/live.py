@@ -55,8 +55,11 @@ class LiveProgress(TournamentProgress):
     and at least every ``ARENA_PROGRESS_SECONDS`` (60): ``12/120 games (10%), 0.4
     games/s, about 4 min left``."""
 
-    def __init__(self, live: Live) -> None:
+    def __init__(self, live: Live, game: str) -> None:
         self.plain = not console.is_terminal
+        score = get_game(game).score
+        self.per_round = score.per_round  # the game's own heading of an average score
+        self.better = 1 if score.lower_is_better else -1  # ties on wins: the better average first
         try:
             self.every_s = float(os.environ.get(PROGRESS_SECONDS, "60"))
         except ValueError:
@@ -116,9 +119,11 @@ class LiveProgress(TournamentProgress):
         if self.plain:
             return
         table = Table(title="top of the table (wins so far)", title_justify="left")
-        for column in ("bot", "games", "wins", "score/round"):
+        for column in ("bot", "games", "wins", self.per_round):
             table.add_column(column, justify="right" if column != "bot" else "left")
-        top = sorted(self.standing.items(), key=lambda kv: (-kv[1][1] / kv[1][0], kv[1][2] / kv[1][0]))[:5]
+        top = sorted(self.standing.items(), key=lambda kv: (-kv[1][1] / kv[1][0], self.better * kv[1][2] / kv[1][0]))[
+            :5
+        ]
         for ref, (games, wins, per_round) in top:
             table.add_row(ref, str(int(games)), f"{wins / games:.0%}", f"{per_round / games:.2f}")
         self.live.update(Group(self.bar, table))

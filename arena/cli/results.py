@@ -33,8 +33,8 @@ def leaderboard_cmd(
         typer.Option(
             "--game",
             "--board",
-            help="Only this game (nimmt), or only one board: its key, as the titles show it"
-            " (nimmt/standard, nimmt/standard,shedding, sixes/standard,chips=15).",
+            help="Only this game (its name, as bot.toml lists it), or only one board: its key, as the titles show it"
+            " (GAME/VARIANT, then any setting that makes a board: GAME/VARIANT,SETTING=VALUE).",
         ),
     ] = None,
     tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
@@ -159,7 +159,7 @@ def games_cmd(
     ] = None,
     board: Annotated[
         str | None,
-        typer.Option(help="Only this board: GAME/VARIANT, e.g. nimmt/standard (nimmt alone: its standard board)."),
+        typer.Option(help="Only this board: GAME/VARIANT (GAME alone: its standard board)."),
     ] = None,
     faults: Annotated[
         bool, typer.Option("--faults", help="Only games where a seat faulted (that of --bot when it is given).")
