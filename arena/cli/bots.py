@@ -13,6 +13,7 @@ from arena.cli.common import (
     DEFAULT_DB,
     FORMATS,
     DbOption,
+    FormatOption,
     console,
     err_console,
     fail,
@@ -27,12 +28,14 @@ from arena.cli.options import DEFAULTS, SandboxOption
 from arena.cli.sandbox import open_sandbox
 from arena.text import json_shown, shown
 
+BotDirArgument = Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")]
+
 bot_app = typer.Typer(help="Bots: store them, list them, build their images.", no_args_is_help=True)
 
 
 @bot_app.command("build")
 def bot_build(
-    bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
+    bot_dir: BotDirArgument,
     force: Annotated[bool, typer.Option(help="Rebuild even if it is there.")] = False,
 ) -> None:
     """Build a bot's image: its folder on the current base image (whose SDK layer is made
@@ -48,7 +51,7 @@ def bot_build(
 
 @bot_app.command("check")
 def bot_check(
-    bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
+    bot_dir: BotDirArgument,
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
     game: Annotated[
         list[str] | None, typer.Option("--game", help="Check only this game (default: all the manifest lists).")
@@ -106,7 +109,7 @@ def bot_check(
 
 @bot_app.command("add")
 def bot_add(
-    bot_dir: Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")],
+    bot_dir: BotDirArgument,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Store an immutable snapshot of a bot under its name and version."""
@@ -118,7 +121,7 @@ def bot_add(
 @bot_app.command("list")
 def bot_list(
     db: DbOption = DEFAULT_DB,
-    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    format_: FormatOption = "table",
 ) -> None:
     """The bots stored in the database: the games each plays, and how many it has played."""
     with user_errors():

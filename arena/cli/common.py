@@ -198,6 +198,9 @@ def _first(group: BaseExceptionGroup[Any]) -> BaseException:
 
 DbOption = Annotated[Path, typer.Option("--db", help="The arena's database.")]
 DEFAULT_DB = Path("arena.db")
+FormatOption = Annotated[str, typer.Option("--format", help="table, json or csv.")]
+"""``--format`` of a command that lists (one of ``FORMATS``)."""
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (needed when not at a terminal).")]
 FORMATS = ("table", "json", "csv")
 
 

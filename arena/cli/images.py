@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import DEFAULT_DB, console, fail, open_store, user_errors
+from arena.cli.common import DEFAULT_DB, YesOption, console, fail, open_store, user_errors
 
 image_app = typer.Typer(help="The base image bots run on (Docker).", no_args_is_help=True)
 
@@ -54,7 +54,7 @@ def image_prune(
         list[Path],
         typer.Option("--db", help="A database whose stored bots' images are kept (repeatable; default arena.db)."),
     ] = [],  # noqa: B006
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (needed when not at a terminal).")] = False,
+    yes: YesOption = False,
 ) -> None:
     """List the arena's images that are no longer current (bases of another SDK or other
     runtimes, runtime layers no base uses, bots built on an old base) and remove them once

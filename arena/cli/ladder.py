@@ -64,6 +64,8 @@ LadderTableSizeOption = Annotated[
     ),
 ]
 
+LadderNameOption = Annotated[str, typer.Option(help="The ladder's name.")]
+
 ladder_app = typer.Typer(
     help="The ladder: submitted bots, built, checked and rated continuously.", no_args_is_help=True
 )
@@ -276,7 +278,7 @@ def pause_or_resume(db: Path, name: str, paused: bool) -> None:
 @ladder_app.command("pause")
 def ladder_pause(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+    name: LadderNameOption = "ladder",
 ) -> None:
     """Pause the ladder from any terminal: its run starts no new table (the pipeline still
     builds and checks) until `arena ladder resume`; a run started meanwhile starts paused."""
@@ -286,7 +288,7 @@ def ladder_pause(
 @ladder_app.command("resume")
 def ladder_resume(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+    name: LadderNameOption = "ladder",
 ) -> None:
     """Resume a paused ladder: its run plays again within a second."""
     pause_or_resume(db, name, False)
@@ -342,7 +344,7 @@ def say(line: str) -> None:
 @ladder_app.command("show")
 def ladder_show(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+    name: LadderNameOption = "ladder",
 ) -> None:
     """The ladder's board and the submissions waiting to be built or checked."""
     from arena.boards.board import leaderboard

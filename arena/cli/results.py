@@ -12,6 +12,7 @@ from arena.cli.common import (
     DEFAULT_DB,
     FORMATS,
     DbOption,
+    FormatOption,
     err_console,
     fail,
     open_store,
@@ -38,7 +39,7 @@ def leaderboard_cmd(
         ),
     ] = None,
     tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
-    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    format_: FormatOption = "table",
     los: Annotated[
         bool,
         typer.Option(

@@ -29,6 +29,8 @@ from arena.cli.common import (
     DEFAULT_DB,
     FORMATS,
     DbOption,
+    FormatOption,
+    YesOption,
     console,
     deal_source,
     err_console,
@@ -69,6 +71,9 @@ if TYPE_CHECKING:
 tournament_app = typer.Typer(help="Round-robin tournaments with duplicate deals.", no_args_is_help=True)
 
 
+TournamentNameArgument = Annotated[
+    str, typer.Argument(help="The tournament's name (`arena tournament list`).", metavar="NAME")
+]
 TableSizeOption = Annotated[
     int | None,
     typer.Option(
@@ -333,7 +338,7 @@ TOURNAMENT_FIELDS = (
 @tournament_app.command("list")
 def tournament_list(
     db: DbOption = DEFAULT_DB,
-    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    format_: FormatOption = "table",
 ) -> None:
     """The tournaments in the database: board, status, games played of those scheduled, when."""
     with user_errors():
@@ -404,7 +409,7 @@ def tournament_list(
 
 @tournament_app.command("show")
 def tournament_show(
-    name: Annotated[str, typer.Argument(help="The tournament's name (`arena tournament list`).", metavar="NAME")],
+    name: TournamentNameArgument,
     db: DbOption = DEFAULT_DB,
     format_: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
@@ -497,9 +502,9 @@ def tournament_show(
 
 @tournament_app.command("delete")
 def tournament_delete(
-    name: Annotated[str, typer.Argument(help="The tournament's name (`arena tournament list`).", metavar="NAME")],
+    name: TournamentNameArgument,
     db: DbOption = DEFAULT_DB,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (needed when not at a terminal).")] = False,
+    yes: YesOption = False,
 ) -> None:
     """Delete a tournament, its games and their seats (one transaction). Its bots stay;
     a tournament that an arena is running is refused."""
