@@ -33,10 +33,13 @@ BotDirArgument = Annotated[Path, typer.Argument(help="A bot folder (with a bot.t
 bot_app = typer.Typer(help="Bots: store them, list them, build their images.", no_args_is_help=True)
 
 
+ForceOption = Annotated[bool, typer.Option(help="Rebuild even if it is there.")]
+
+
 @bot_app.command("build")
 def bot_build(
     bot_dir: BotDirArgument,
-    force: Annotated[bool, typer.Option(help="Rebuild even if it is there.")] = False,
+    force: ForceOption = False,
 ) -> None:
     """Build a bot's image: its folder on the current base image (whose SDK layer is made
     first if the SDK changed), its build command run inside."""
@@ -49,17 +52,24 @@ def bot_build(
         images.build_bot(client, bot, force=force, progress=lambda line: console.print(shown(line), markup=False))
 
 
+GameOption = Annotated[
+    list[str] | None, typer.Option("--game", help="Check only this game (default: all the manifest lists).")
+]
+MoveTimeOption = Annotated[float, typer.Option(help="Seconds the bot may take per request.", min=0.01)]
+StartupTimeOption = Annotated[float, typer.Option(help="Seconds to start and answer hello.", min=0.1)]
+OnlyOption = Annotated[str, typer.Option(help="Run only the checks whose name holds this text.")]
+VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Show each request's time.")]
+
+
 @bot_app.command("check")
 def bot_check(
     bot_dir: BotDirArgument,
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
-    game: Annotated[
-        list[str] | None, typer.Option("--game", help="Check only this game (default: all the manifest lists).")
-    ] = None,
-    move_time: Annotated[float, typer.Option(help="Seconds the bot may take per request.", min=0.01)] = 1.0,
-    startup_time: Annotated[float, typer.Option(help="Seconds to start and answer hello.", min=0.1)] = 10.0,
-    only: Annotated[str, typer.Option(help="Run only the checks whose name holds this text.")] = "",
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show each request's time.")] = False,
+    game: GameOption = None,
+    move_time: MoveTimeOption = 1.0,
+    startup_time: StartupTimeOption = 10.0,
+    only: OnlyOption = "",
+    verbose: VerboseOption = False,
 ) -> None:
     """Put a bot through the conformance battery: pass or fail per check, exit 1 on a failure."""
     import trio
@@ -171,15 +181,19 @@ BOT_COLUMNS = ("bot", "version", "language", "plays", "games", "hash", "added")
 """``arena bot list``'s columns: ``plays`` the games its bot.toml lists, ``games`` how many it played."""
 
 
+RefArgument = Annotated[
+    str, typer.Argument(help="The stored bot, with its version (`arena bot list`).", metavar="NAME:VERSION")
+]
+WithGamesOption = Annotated[
+    bool, typer.Option("--with-games", help="Also delete the games it played (with their seats), in one go.")
+]
+
+
 @bot_app.command("remove")
 def bot_remove(
-    ref: Annotated[
-        str, typer.Argument(help="The stored bot, with its version (`arena bot list`).", metavar="NAME:VERSION")
-    ],
+    ref: RefArgument,
     db: DbOption = DEFAULT_DB,
-    with_games: Annotated[
-        bool, typer.Option("--with-games", help="Also delete the games it played (with their seats), in one go.")
-    ] = False,
+    with_games: WithGamesOption = False,
 ) -> None:
     """Remove a stored bot and its snapshot folder (<db>-bots/). Refused while games
     reference it unless --with-games, and while an arena runs a tournament it plays in."""

@@ -87,42 +87,49 @@ GauntletTableSizeOption = Annotated[
 ]
 
 
+BotsArgument = Annotated[
+    list[str],
+    typer.Argument(
+        help="NEW (a folder, or a stored NAME[:VERSION]); the opponents follow --vs.",
+        metavar="NEW",
+        show_default=False,
+    ),
+]
+VsOption = Annotated[
+    list[str],
+    typer.Option(
+        "--vs",
+        help="The opponents: `--vs A B C` (or `--vs A --vs B`), folders or stored NAME[:VERSION].",
+        metavar="BOT...",
+        show_default=False,
+    ),
+]
+SprtTextOption = Annotated[
+    str | None,
+    typer.Option(
+        "--sprt",
+        help="Stop as soon as a sequential test decides: elo0=0,elo1=10,alpha=0.05,beta=0.05 (any of them;"
+        " the others keep these defaults). H0: NEW is elo0 Elo stronger than the field, H1: elo1 stronger.",
+        metavar="KEY=VALUE,...",
+        show_default=False,
+    ),
+]
+MaxGamesOption = Annotated[
+    int | None,
+    typer.Option(
+        help=f"With --sprt: stop undecided after at most this many games (default {DEFAULT_MAX_GAMES}).",
+        min=1,
+        show_default=False,
+    ),
+]
+ResumeOption = Annotated[bool, typer.Option(help="Go on with the gauntlet --name where it stopped.")]
+
+
 def gauntlet_cmd(
-    bots: Annotated[
-        list[str],
-        typer.Argument(
-            help="NEW (a folder, or a stored NAME[:VERSION]); the opponents follow --vs.",
-            metavar="NEW",
-            show_default=False,
-        ),
-    ] = [],  # noqa: B006
-    vs: Annotated[
-        list[str],
-        typer.Option(
-            "--vs",
-            help="The opponents: `--vs A B C` (or `--vs A --vs B`), folders or stored NAME[:VERSION].",
-            metavar="BOT...",
-            show_default=False,
-        ),
-    ] = [],  # noqa: B006
-    sprt_text: Annotated[
-        str | None,
-        typer.Option(
-            "--sprt",
-            help="Stop as soon as a sequential test decides: elo0=0,elo1=10,alpha=0.05,beta=0.05 (any of them;"
-            " the others keep these defaults). H0: NEW is elo0 Elo stronger than the field, H1: elo1 stronger.",
-            metavar="KEY=VALUE,...",
-            show_default=False,
-        ),
-    ] = None,
-    max_games: Annotated[
-        int | None,
-        typer.Option(
-            help=f"With --sprt: stop undecided after at most this many games (default {DEFAULT_MAX_GAMES}).",
-            min=1,
-            show_default=False,
-        ),
-    ] = None,
+    bots: BotsArgument = [],  # noqa: B006
+    vs: VsOption = [],  # noqa: B006
+    sprt_text: SprtTextOption = None,
+    max_games: MaxGamesOption = None,
     deals: GauntletDealsOption = None,
     table_size: GauntletTableSizeOption = 2,
     concurrency: ConcurrencyOption = DEFAULTS.concurrency,
@@ -130,7 +137,7 @@ def gauntlet_cmd(
     name: NameOption = None,
     seed: SeedOption = DEFAULTS.seed,
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
-    resume: Annotated[bool, typer.Option(help="Go on with the gauntlet --name where it stopped.")] = False,
+    resume: ResumeOption = False,
     game: GameOption = DEFAULTS.game,
     set_: SetOption = [],  # noqa: B006
     move_time: MoveTimeOption = DEFAULTS.move_time,

@@ -13,18 +13,22 @@ from arena.cli.common import DEFAULT_DB, YesOption, console, fail, open_store, u
 image_app = typer.Typer(help="The base image bots run on (Docker).", no_args_is_help=True)
 
 
+ForceOption = Annotated[bool, typer.Option(help="Rebuild every layer even if it is there.")]
+WithOption = Annotated[
+    str | None,
+    typer.Option(
+        "--with",
+        help="Extra Debian packages for bots' runtimes, comma-separated (ruby,golang,lua5.4); +PACKAGES adds"
+        " to the current base's, '' drops them. Without it, the current base's are kept.",
+        show_default=False,
+        metavar="PACKAGES",
+    ),
+]
+
+
 def image_build(
-    force: Annotated[bool, typer.Option(help="Rebuild every layer even if it is there.")] = False,
-    with_: Annotated[
-        str | None,
-        typer.Option(
-            "--with",
-            help="Extra Debian packages for bots' runtimes, comma-separated (ruby,golang,lua5.4); +PACKAGES adds"
-            " to the current base's, '' drops them. Without it, the current base's are kept.",
-            show_default=False,
-            metavar="PACKAGES",
-        ),
-    ] = None,
+    force: ForceOption = False,
+    with_: WithOption = None,
 ) -> None:
     """Make the base image: its root file system from Debian's packages (debootstrap, then
     docker import; minutes, once), each extra runtime asked for with --with in a layer of
@@ -49,11 +53,14 @@ def image_build(
             images.build_base(client, force=force, progress=progress, packages=packages)
 
 
+DbsOption = Annotated[
+    list[Path],
+    typer.Option("--db", help="A database whose stored bots' images are kept (repeatable; default arena.db)."),
+]
+
+
 def image_prune(
-    dbs: Annotated[
-        list[Path],
-        typer.Option("--db", help="A database whose stored bots' images are kept (repeatable; default arena.db)."),
-    ] = [],  # noqa: B006
+    dbs: DbsOption = [],  # noqa: B006
     yes: YesOption = False,
 ) -> None:
     """List the arena's images that are no longer current (bases of another SDK or other

@@ -71,71 +71,79 @@ ladder_app = typer.Typer(
 )
 
 
+NameOption = Annotated[str, typer.Option(help="The ladder's name (a tournament of that name).")]
+DealsPerTableOption = Annotated[
+    int,
+    typer.Option(
+        help="Deals a table plays, each in every seat rotation (when it is created); 0: deal groups until its"
+        " --table-seconds are spent, at its own pace.",
+        min=0,
+    ),
+]
+RevealEveryOption = Annotated[
+    int,
+    typer.Option(
+        help="Tables an epoch of the deals' secret (when it is created): an epoch's key is published once its"
+        " tables have all been played.",
+        min=1,
+    ),
+]
+TableSecondsOption = Annotated[
+    float,
+    typer.Option(
+        help="A table's time (when it is created): it stops at the end of the deal group that spends it.",
+        min=0.0,
+    ),
+]
+RestFloorOption = Annotated[
+    float,
+    typer.Option(
+        help="The least share of the time settled pairs play (1: never rest; pairs known within 100 Elo play"
+        " less, down to this).",
+        min=0.0,
+        max=1.0,
+    ),
+]
+GamesOption = Annotated[
+    int | None,
+    typer.Option("--games", help="Stop once this run has played this many games (at the end of a deal group).", min=1),
+]
+KeepReplaysOption = Annotated[
+    int,
+    typer.Option(
+        help="Keep the replays of the ladder's newest N games, prune older ones (results and ratings stay);"
+        " 0 keeps every replay.",
+        min=0,
+    ),
+]
+ProgressEveryOption = Annotated[
+    float,
+    typer.Option(help="Seconds between progress lines (games a minute, tables, ratings that moved).", min=0.1),
+]
+
+
 @ladder_app.command("run")
 def ladder_run(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name (a tournament of that name).")] = "ladder",
+    name: NameOption = "ladder",
     game: GameOption = DEFAULTS.game,
     variant: VariantOption = DEFAULTS.variant,
     set_: SetOption = [],  # noqa: B006
     settings_file: SettingsFileOption = DEFAULTS.settings_file,
     table_size: LadderTableSizeOption = 4,
-    deals_per_table: Annotated[
-        int,
-        typer.Option(
-            help="Deals a table plays, each in every seat rotation (when it is created); 0: deal groups until its"
-            " --table-seconds are spent, at its own pace.",
-            min=0,
-        ),
-    ] = 0,
+    deals_per_table: DealsPerTableOption = 0,
     seed: SeedOption = DEFAULTS.seed,
-    reveal_every: Annotated[
-        int,
-        typer.Option(
-            help="Tables an epoch of the deals' secret (when it is created): an epoch's key is published once its"
-            " tables have all been played.",
-            min=1,
-        ),
-    ] = 100,
+    reveal_every: RevealEveryOption = 100,
     concurrency: ConcurrencyOption = DEFAULTS.concurrency,
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
     move_time: MoveTimeOption = DEFAULTS.move_time,
     time_bank: TimeBankOption = DEFAULTS.time_bank,
     startup_time: StartupTimeOption = DEFAULTS.startup_time,
-    table_seconds: Annotated[
-        float,
-        typer.Option(
-            help="A table's time (when it is created): it stops at the end of the deal group that spends it.",
-            min=0.0,
-        ),
-    ] = 10.0,
-    rest_floor: Annotated[
-        float,
-        typer.Option(
-            help="The least share of the time settled pairs play (1: never rest; pairs known within 100 Elo play"
-            " less, down to this).",
-            min=0.0,
-            max=1.0,
-        ),
-    ] = 0.1,
-    games: Annotated[
-        int | None,
-        typer.Option(
-            "--games", help="Stop once this run has played this many games (at the end of a deal group).", min=1
-        ),
-    ] = None,
-    keep_replays: Annotated[
-        int,
-        typer.Option(
-            help="Keep the replays of the ladder's newest N games, prune older ones (results and ratings stay);"
-            " 0 keeps every replay.",
-            min=0,
-        ),
-    ] = 0,
-    progress_every: Annotated[
-        float,
-        typer.Option(help="Seconds between progress lines (games a minute, tables, ratings that moved).", min=0.1),
-    ] = 60.0,
+    table_seconds: TableSecondsOption = 10.0,
+    rest_floor: RestFloorOption = 0.1,
+    games: GamesOption = None,
+    keep_replays: KeepReplaysOption = 0,
+    progress_every: ProgressEveryOption = 60.0,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,

@@ -77,24 +77,27 @@ DISQUALIFIED_EXIT = 3
 """``arena play``'s exit status when a seat was disqualified (``--strict``: had a fault)."""
 
 
+ReplayOption = Annotated[Path | None, typer.Option(help="Write the game's replay (JSON lines) here.")]
+StrictOption = Annotated[
+    bool, typer.Option(help=f"Exit {DISQUALIFIED_EXIT} on any fault, not only when a seat is disqualified.")
+]
+DbOption = Annotated[Path, typer.Option("--db", help="The database a stored bot named NAME[:VERSION] is read from.")]
+
+
 def play(
     bot_dirs: BotDirs,
     seed: SeedOption = DEFAULTS.seed,
     move_time: MoveTimeOption = DEFAULTS.move_time,
     time_bank: TimeBankOption = DEFAULTS.time_bank,
     startup_time: StartupTimeOption = DEFAULTS.startup_time,
-    replay: Annotated[Path | None, typer.Option(help="Write the game's replay (JSON lines) here.")] = None,
+    replay: ReplayOption = None,
     game: GameOption = DEFAULTS.game,
     set_: SetOption = [],  # noqa: B006
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
     variant: VariantOption = DEFAULTS.variant,
     settings_file: SettingsFileOption = DEFAULTS.settings_file,
-    strict: Annotated[
-        bool, typer.Option(help=f"Exit {DISQUALIFIED_EXIT} on any fault, not only when a seat is disqualified.")
-    ] = False,
-    db: Annotated[Path, typer.Option("--db", help="The database a stored bot named NAME[:VERSION] is read from.")] = (
-        DEFAULT_DB
-    ),
+    strict: StrictOption = False,
+    db: DbOption = (DEFAULT_DB),
 ) -> None:
     """Play one game between bots and print each round and the final standings. Exit
     status 3 when a seat was disqualified (with --strict: when any seat had a fault)."""
@@ -179,9 +182,13 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 """The checkout's sample bots (arena/cli/ is two folders below it)."""
 
 
+DemoDbOption = Annotated[Path, typer.Option("--db", help="The arena's database.")]
+DealsOption = Annotated[int, typer.Option(help="Deals per table.", min=1)]
+
+
 def demo(
-    db: Annotated[Path, typer.Option("--db", help="The arena's database.")] = Path("arena.db"),
-    deals: Annotated[int, typer.Option(help="Deals per table.", min=1)] = DEFAULTS.deals,
+    db: DemoDbOption = Path("arena.db"),
+    deals: DealsOption = DEFAULTS.deals,
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
 ) -> None:
     """A small demo tournament of the sample bots, then the leaderboard of every game stored."""

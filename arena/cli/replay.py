@@ -13,26 +13,31 @@ from rich.markup import escape
 from arena.cli.common import DEFAULT_DB, DbOption, console, fail, open_store, user_errors
 from arena.text import shown
 
+SourceArgument = Annotated[
+    str, typer.Argument(help="A replay file, or the id of a stored game (`arena games`).", metavar="FILE|GAME_ID")
+]
+RoundOption = Annotated[int | None, typer.Option("--round", help="Start at this round.", min=1)]
+TurnOption = Annotated[int | None, typer.Option(help="Start at this turn of the round.", min=1)]
+StepOption = Annotated[bool, typer.Option(help="Wait for Enter between turns (q to quit).")]
+StderrOption = Annotated[bool, typer.Option("--stderr", help="Show what each seat wrote to stderr, and its faults.")]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Write the game as one self-contained HTML page (the animated viewer, offline) to FILE.",
+        metavar="FILE",
+    ),
+]
+
 
 def replay_cmd(
-    source: Annotated[
-        str, typer.Argument(help="A replay file, or the id of a stored game (`arena games`).", metavar="FILE|GAME_ID")
-    ],
-    round_: Annotated[int | None, typer.Option("--round", help="Start at this round.", min=1)] = None,
-    turn: Annotated[int | None, typer.Option(help="Start at this turn of the round.", min=1)] = None,
-    step: Annotated[bool, typer.Option(help="Wait for Enter between turns (q to quit).")] = False,
-    stderr: Annotated[
-        bool, typer.Option("--stderr", help="Show what each seat wrote to stderr, and its faults.")
-    ] = False,
+    source: SourceArgument,
+    round_: RoundOption = None,
+    turn: TurnOption = None,
+    step: StepOption = False,
+    stderr: StderrOption = False,
     db: DbOption = DEFAULT_DB,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            help="Write the game as one self-contained HTML page (the animated viewer, offline) to FILE.",
-            metavar="FILE",
-        ),
-    ] = None,
+    html: HtmlOption = None,
 ) -> None:
     """Re-simulate a logged game through the rules and show it turn by turn; with
     --html, write it as a web page to open in any browser instead."""

@@ -85,11 +85,24 @@ TableSizeOption = Annotated[
 ]
 
 
+BotsArgument = Annotated[
+    list[str], typer.Argument(help="Bot folders, or stored bots as NAME or NAME:VERSION.", metavar="BOT...")
+]
+ResumeOption = Annotated[bool, typer.Option(help="Finish the tournament --name: play only the games not stored.")]
+AddOption = Annotated[
+    list[str],
+    typer.Option(
+        "--add",
+        help="With --resume: add this bot (folder or NAME[:VERSION]) to the league; only the tables that seat"
+        " an added bot are played (repeatable).",
+        metavar="BOT",
+    ),
+]
+
+
 @tournament_app.command("run")
 def tournament_run(
-    bots: Annotated[
-        list[str], typer.Argument(help="Bot folders, or stored bots as NAME or NAME:VERSION.", metavar="BOT...")
-    ] = [],  # noqa: B006
+    bots: BotsArgument = [],  # noqa: B006
     table_size: TableSizeOption = None,
     deals: DealsOption = DEFAULTS.deals,
     concurrency: ConcurrencyOption = DEFAULTS.concurrency,
@@ -97,16 +110,8 @@ def tournament_run(
     name: NameOption = None,
     seed: SeedOption = DEFAULTS.seed,
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
-    resume: Annotated[bool, typer.Option(help="Finish the tournament --name: play only the games not stored.")] = False,
-    add: Annotated[
-        list[str],
-        typer.Option(
-            "--add",
-            help="With --resume: add this bot (folder or NAME[:VERSION]) to the league; only the tables that seat"
-            " an added bot are played (repeatable).",
-            metavar="BOT",
-        ),
-    ] = [],  # noqa: B006
+    resume: ResumeOption = False,
+    add: AddOption = [],  # noqa: B006
     game: GameOption = DEFAULTS.game,
     set_: SetOption = [],  # noqa: B006
     move_time: MoveTimeOption = DEFAULTS.move_time,
@@ -407,11 +412,14 @@ def tournament_list(
             err_console.print("no tournaments yet (`arena tournament run` starts one)")
 
 
+ShowFormatOption = Annotated[str, typer.Option("--format", help="text or json.")]
+
+
 @tournament_app.command("show")
 def tournament_show(
     name: TournamentNameArgument,
     db: DbOption = DEFAULT_DB,
-    format_: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    format_: ShowFormatOption = "text",
 ) -> None:
     """One tournament: its settings, bots and versions, seed, schedule, time limits,
     status and progress, and how to resume it when it was interrupted."""
