@@ -686,7 +686,7 @@ def test_a_game_budget_ends_the_run_and_old_replays_are_pruned_results_kept(
         assert urllib.request.urlopen(f"{site}/api/games/{ids[-1]}/replay", timeout=10).status == 200
 
 
-def sixes_sample(base: Path, name: str) -> Path:
+def sixes_sample(base: Path, name: str) -> Path:  # noqa: F811 (the folder, not the fixture)
     """``sample_bots/sixes-random`` as ``name`` 1.0, world-readable (as ``sample`` is)."""
     folder = base / "folders" / f"{name}-1.0"
     shutil.copytree(SAMPLES / "sixes-random", folder)

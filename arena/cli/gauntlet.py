@@ -162,8 +162,9 @@ def gauntlet_cmd(
     from arena.tournaments.roundrobin import sigterm_as_ctrl_c, until_interrupted
 
     options = MatchOptions(
-        game, tuple(set_), variant, settings_file, move_time, time_bank, startup_time, sandbox_name, seed, concurrency,
-        DEFAULTS.deals if deals is None else deals,
+        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
+        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed, concurrency=concurrency,
+        deals=DEFAULTS.deals if deals is None else deals,
     )  # fmt: skip
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:

@@ -164,8 +164,9 @@ def ladder_run(
     from arena.tournaments.roundrobin import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
 
     options = MatchOptions(
-        game, tuple(set_), variant, settings_file, move_time, time_bank, startup_time, sandbox_name, seed, concurrency
-    )
+        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
+        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed, concurrency=concurrency,
+    )  # fmt: skip
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
         on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, "auto")

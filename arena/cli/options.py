@@ -62,6 +62,7 @@ class MatchOptions:
         return game_settings(list(self.sets), self.variant, self.settings_file)
 
     def limits(self) -> TimeLimits:
+        """The time limits, in the milliseconds a match counts."""
         from arena.play.match import TimeLimits
 
         ms = round(self.move_time * 1000), round(self.time_bank * 1000), round(self.startup_time * 1000)
@@ -150,6 +151,7 @@ class Plays:
 
 
 def plays(bot: Bot) -> Plays:
+    """What a bot read from its folder (or its stored snapshot) plays."""
     return Plays(bot.name, str(bot.path), tuple(bot.manifest.games))
 
 

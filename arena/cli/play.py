@@ -111,8 +111,9 @@ def play(
     from arena.tournaments.roundrobin import sigterm_as_ctrl_c, until_interrupted
 
     options = MatchOptions(
-        game, tuple(set_), variant, settings_file, move_time, time_bank, startup_time, sandbox_name, seed
-    )
+        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
+        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed,
+    )  # fmt: skip
     sigterm_as_ctrl_c()  # Ctrl-C and SIGTERM stop it as they stop a tournament: every bot, exit 130
     with user_errors():
         bots = [playing_bot(ref, db) for ref in bot_dirs]

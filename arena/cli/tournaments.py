@@ -145,8 +145,9 @@ def tournament_run(
     )
 
     options = MatchOptions(
-        game, tuple(set_), variant, settings_file, move_time, time_bank, startup_time, sandbox_name, seed, concurrency,
-        deals,
+        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
+        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed, concurrency=concurrency,
+        deals=deals,
     )  # fmt: skip
     sigterm_as_ctrl_c()  # stopped by a service manager or `kill`: interrupted, resumable
     with user_errors(), contextlib.ExitStack() as held:
