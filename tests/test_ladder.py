@@ -686,13 +686,13 @@ def test_a_game_budget_ends_the_run_and_old_replays_are_pruned_results_kept(
         assert urllib.request.urlopen(f"{site}/api/games/{ids[-1]}/replay", timeout=10).status == 200
 
 
-def sixes_sample(base: Path, name: str) -> Path:  # noqa: F811 (the folder, not the fixture)
+def sixes_sample(where: Path, name: str) -> Path:
     """``sample_bots/sixes-random`` as ``name`` 1.0, world-readable (as ``sample`` is)."""
-    folder = base / "folders" / f"{name}-1.0"
+    folder = where / "folders" / f"{name}-1.0"
     shutil.copytree(SAMPLES / "sixes-random", folder)
     text = (folder / "bot.toml").read_text().replace('name = "sixes-random"', f'name = "{name}"')
     (folder / "bot.toml").write_text(text.replace('version = "1.0.0"', 'version = "1.0"'))
-    for path in (base / "folders", folder, *folder.rglob("*")):
+    for path in (where / "folders", folder, *folder.rglob("*")):
         os.chmod(path, 0o755)
     return folder
 
