@@ -17,7 +17,9 @@ temporary folder, and each command runs once with that code and once with this
 checkout's, in turn, run by run (the order swapped every run), with the same
 interpreter and packages; both read the same database (made by this checkout). Both
 find their code through ``PYTHONPATH``, so neither pays the editable install's finder.
-The table then gives both medians and the median of the paired differences.
+The table then gives both medians and the median of the paired differences, of the
+wall-clock time and of the CPU time the command used (user and system), which a busy
+machine sways less.
 
 ``--keep DB`` builds the database once at DB and reuses it on the next run. The runs of
 the commands are interleaved, so a burst of load on the machine spreads over all of them.
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -61,11 +64,15 @@ def checkout_of(revision: str, into: Path) -> Path:
     return into
 
 
-def once(command: list[str], env: dict[str, str] | None = None) -> float:
-    """Seconds from starting ``command`` to its exit (which must be 0)."""
+def once(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Seconds from starting ``command`` to its exit (which must be 0), and the CPU
+    seconds it used (user and system: less swayed than the first by a busy machine)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, stdin=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime)
 
 
 def code_at(path: Path) -> dict[str, str]:
@@ -102,7 +109,7 @@ def main() -> None:
         for command in commands.values():  # warm the file cache, compile each tree's bytecode
             for env in trees.values():
                 once(command, env)
-        times: dict[tuple[str, str], list[float]] = {(name, tree): [] for name in commands for tree in trees}
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {(n, tree): [] for n in commands for tree in trees}
         for run in range(args.runs):
             for name, command in commands.items():
                 order = list(trees) if run % 2 == 0 else list(reversed(trees))
@@ -112,23 +119,29 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     if not args.before:
-        print(f"{'command':<24} {'median':>8} {'fastest':>8} {'slowest':>8}   ({args.runs} runs each)")
+        print(f"{'command':<24} {'median':>8} {'fastest':>8} {'slowest':>8} {'CPU':>8}   ({args.runs} runs each)")
         for name in commands:
-            ms = sorted(s * 1000 for s in times[name, "now"])
-            print(f"{name:<24} {statistics.median(ms):>6.0f}ms {ms[0]:>6.0f}ms {ms[-1]:>6.0f}ms")
+            ms = sorted(wall * 1000 for wall, _ in times[name, "now"])
+            cpu = statistics.median(used * 1000 for _, used in times[name, "now"])
+            print(f"{name:<24} {statistics.median(ms):>6.0f}ms {ms[0]:>6.0f}ms {ms[-1]:>6.0f}ms {cpu:>6.0f}ms")
         return
-    print(f"{'command':<24} {args.before:>8} {'now':>8} {'now - before, paired':>22}   ({args.runs} runs each)")
+    paired = f"{args.before:>7} {'now':>7} {'now - before, paired':>28}"
+    print(f"{'':<24} {'wall clock, median':^44}   {'CPU time, median':^44}   ({args.runs} runs each)")
+    print(f"{'command':<24} {paired}   {paired}")
     for name in commands:
-        before = [s * 1000 for s in times[name, "before"]]
-        now = [s * 1000 for s in times[name, "now"]]
-        diffs = [b - a for a, b in zip(before, now, strict=True)]
-        faster = sum(d < 0 for d in diffs)
-        median_diff = statistics.median(diffs)
-        share = median_diff / statistics.median(before)
-        print(
-            f"{name:<24} {statistics.median(before):>6.0f}ms {statistics.median(now):>6.0f}ms"
-            f" {median_diff:>+8.1f}ms ({share:+.1%}), faster in {faster}/{len(diffs)}"
-        )
+        cells = []
+        for kind in (0, 1):
+            before = [run[kind] * 1000 for run in times[name, "before"]]
+            now = [run[kind] * 1000 for run in times[name, "now"]]
+            diffs = [b - a for a, b in zip(before, now, strict=True)]
+            faster = sum(d < 0 for d in diffs)
+            median_diff = statistics.median(diffs)
+            share = median_diff / statistics.median(before)
+            cells.append(
+                f"{statistics.median(before):>5.0f}ms {statistics.median(now):>5.0f}ms"
+                f" {median_diff:>+6.1f}ms ({share:+.1%}), {faster:>2}/{len(diffs)} faster"
+            )
+        print(f"{name:<24} {cells[0]}   {cells[1]}")
 
 
 if __name__ == "__main__":
