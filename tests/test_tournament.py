@@ -372,3 +372,19 @@ def test_settings_from_a_file_and_bad_settings(tmp_path: Path) -> None:
         result = arena("play", str(SAMPLES / "random"), str(SAMPLES / "lowest"), "--sandbox", "local", *args)
         assert result.returncode != 0 and needle in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_fair_time_can_be_turned_off_and_is_shown(tmp_path: Path) -> None:
+    """`--no-fair-time`, an option of every command that plays: stored with the
+    tournament, and said by `tournament show`."""
+    db = tmp_path / "t.db"
+    bots = [str(SAMPLES / "heuristic"), str(SAMPLES / "random")]
+    common = ["--deals", "1", "--set", "rounds=1", "--sandbox", "local", "--db", str(db)]
+    assert arena("tournament", "run", *bots, *common, "--name", "free", "--no-fair-time").returncode == 0
+    assert arena("tournament", "run", *bots, *common, "--name", "fair").returncode == 0
+    assert "fair time off" in arena("tournament", "show", "free", "--db", str(db)).stdout
+    assert "fair time on" in arena("tournament", "show", "fair", "--db", str(db)).stdout
+    shown = json.loads(arena("tournament", "show", "free", "--db", str(db), "--format", "json").stdout)
+    assert shown["config"]["fair_time"] is False
+    played = arena("play", *bots, "--set", "rounds=1", "--sandbox", "local", "--no-fair-time")
+    assert played.returncode == 0, played.stderr

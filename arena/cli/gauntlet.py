@@ -41,6 +41,7 @@ from arena.cli.common import (
 from arena.cli.options import (
     DEFAULTS,
     ConcurrencyOption,
+    FairTimeOption,
     GameOption,
     MatchOptions,
     MoveTimeOption,
@@ -145,6 +146,7 @@ def gauntlet_cmd(
     startup_time: StartupTimeOption = DEFAULTS.startup_time,
     variant: VariantOption = DEFAULTS.variant,
     settings_file: SettingsFileOption = DEFAULTS.settings_file,
+    fair_time: FairTimeOption = DEFAULTS.fair_time,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
@@ -162,10 +164,19 @@ def gauntlet_cmd(
     from arena.tournaments.roundrobin import sigterm_as_ctrl_c, until_interrupted
 
     options = MatchOptions(
-        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
-        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed, concurrency=concurrency,
+        game=game,
+        sets=tuple(set_),
+        variant=variant,
+        settings_file=settings_file,
+        move_time=move_time,
+        time_bank=time_bank,
+        startup_time=startup_time,
+        sandbox=sandbox_name,
+        seed=seed,
+        fair_time=fair_time,
+        concurrency=concurrency,
         deals=DEFAULTS.deals if deals is None else deals,
-    )  # fmt: skip
+    )
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
         on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, options.sandbox)
@@ -278,7 +289,9 @@ def create(
     store = open_store(db, must_exist=False)
     stored = [store.resolve_bot(ref) for ref in refs]  # folders are stored now, and only now
     remember_folders(refs, stored)
-    config = TournamentConfig([b.ref for b in stored], table_size, rounds, options.limits())
+    config = TournamentConfig(
+        [b.ref for b in stored], table_size, rounds, options.limits(), fair_time=options.fair_time
+    )
     spec = GauntletSpec(None if test is None else asdict(test), max_games if test is not None else None)
     name = name or f"gauntlet-{dt.datetime.now():%Y%m%d-%H%M%S}"
     seed, secret = deal_source(options.seed)

@@ -32,6 +32,7 @@ from arena.cli.common import (
 from arena.cli.options import (
     DEFAULTS,
     ConcurrencyOption,
+    FairTimeOption,
     GameOption,
     MatchOptions,
     MoveTimeOption,
@@ -139,6 +140,7 @@ def ladder_run(
     move_time: MoveTimeOption = DEFAULTS.move_time,
     time_bank: TimeBankOption = DEFAULTS.time_bank,
     startup_time: StartupTimeOption = DEFAULTS.startup_time,
+    fair_time: FairTimeOption = DEFAULTS.fair_time,
     table_seconds: TableSecondsOption = 10.0,
     rest_floor: RestFloorOption = 0.1,
     games: GamesOption = None,
@@ -164,9 +166,18 @@ def ladder_run(
     from arena.tournaments.roundrobin import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
 
     options = MatchOptions(
-        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
-        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed, concurrency=concurrency,
-    )  # fmt: skip
+        game=game,
+        sets=tuple(set_),
+        variant=variant,
+        settings_file=settings_file,
+        move_time=move_time,
+        time_bank=time_bank,
+        startup_time=startup_time,
+        sandbox=sandbox_name,
+        seed=seed,
+        fair_time=fair_time,
+        concurrency=concurrency,
+    )
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
         on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, "auto")
@@ -322,7 +333,7 @@ def create(store: Store, name: str, spec: LadderSpec, options: MatchOptions) -> 
     else:
         game = get_game(options.game).name
     settings = msgspec.to_builtins(get_game(game).rules.parse_settings(options.settings(), spec.table_size))
-    config = TournamentConfig([], spec.table_size, 1, options.limits())
+    config = TournamentConfig([], spec.table_size, 1, options.limits(), fair_time=options.fair_time)
     seed, secret = deal_source(options.seed)
     tournament = store.create_tournament(
         name,

@@ -56,6 +56,9 @@ class MatchOptions:
     concurrency: int = 2
     deals: int = 4
     """Deals per table, each played once per seat rotation."""
+    fair_time: bool = True
+    """A bot thinks only on a slot of its own (one per core) and is frozen while others
+    think (docs/design.md, Fair time)."""
 
     def settings(self) -> dict[str, Any]:
         """The game settings the options give, unchecked (the game's rules check them)."""
@@ -93,6 +96,14 @@ SeedOption = Annotated[
 ]
 ConcurrencyOption = Annotated[int, typer.Option(help="Matches played at once (on one machine).", min=1)]
 DealsOption = Annotated[int, typer.Option(help="Deals per table; each is played once per seat rotation.", min=1)]
+FairTimeOption = Annotated[
+    bool,
+    typer.Option(
+        "--fair-time/--no-fair-time",
+        help="Fair time: a bot thinks on a core of its own and is frozen while others think, so its clock counts"
+        " its own thinking; --no-fair-time lets every bot run at once (a faster, noisier clock).",
+    ),
+]
 NameOption = Annotated[str | None, typer.Option(help="Its name in the database (needed to --resume it).")]
 
 

@@ -22,6 +22,7 @@ from arena.cli.common import (
 )
 from arena.cli.options import (
     DEFAULTS,
+    FairTimeOption,
     GameOption,
     MatchOptions,
     MoveTimeOption,
@@ -96,6 +97,7 @@ def play(
     sandbox_name: SandboxOption = DEFAULTS.sandbox,
     variant: VariantOption = DEFAULTS.variant,
     settings_file: SettingsFileOption = DEFAULTS.settings_file,
+    fair_time: FairTimeOption = DEFAULTS.fair_time,
     strict: StrictOption = False,
     db: DbOption = (DEFAULT_DB),
 ) -> None:
@@ -111,9 +113,17 @@ def play(
     from arena.tournaments.roundrobin import sigterm_as_ctrl_c, until_interrupted
 
     options = MatchOptions(
-        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
-        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed,
-    )  # fmt: skip
+        game=game,
+        sets=tuple(set_),
+        variant=variant,
+        settings_file=settings_file,
+        move_time=move_time,
+        time_bank=time_bank,
+        startup_time=startup_time,
+        sandbox=sandbox_name,
+        seed=seed,
+        fair_time=fair_time,
+    )
     sigterm_as_ctrl_c()  # Ctrl-C and SIGTERM stop it as they stop a tournament: every bot, exit 130
     with user_errors():
         bots = [playing_bot(ref, db) for ref in bot_dirs]
@@ -122,7 +132,7 @@ def play(
         settings = options.settings()
         rules.parse_settings(settings, len(bots))
         seed = random.randrange(2**31) if options.seed is None else options.seed
-        spec = MatchSpec(chosen, settings, bots, single_game(bots, seed), options.limits())
+        spec = MatchSpec(chosen, settings, bots, single_game(bots, seed), options.limits(), fair_time=options.fair_time)
         sandbox = open_sandbox(options.sandbox)
         prepare(sandbox, bots)
         labels = seat_labels([b.name for b in bots])

@@ -45,6 +45,7 @@ from arena.cli.options import (
     DEFAULTS,
     ConcurrencyOption,
     DealsOption,
+    FairTimeOption,
     GameOption,
     MatchOptions,
     MoveTimeOption,
@@ -119,6 +120,7 @@ def tournament_run(
     startup_time: StartupTimeOption = DEFAULTS.startup_time,
     variant: VariantOption = DEFAULTS.variant,
     settings_file: SettingsFileOption = DEFAULTS.settings_file,
+    fair_time: FairTimeOption = DEFAULTS.fair_time,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
@@ -145,10 +147,19 @@ def tournament_run(
     )
 
     options = MatchOptions(
-        game=game, sets=tuple(set_), variant=variant, settings_file=settings_file, move_time=move_time,
-        time_bank=time_bank, startup_time=startup_time, sandbox=sandbox_name, seed=seed, concurrency=concurrency,
+        game=game,
+        sets=tuple(set_),
+        variant=variant,
+        settings_file=settings_file,
+        move_time=move_time,
+        time_bank=time_bank,
+        startup_time=startup_time,
+        sandbox=sandbox_name,
+        seed=seed,
+        fair_time=fair_time,
+        concurrency=concurrency,
         deals=deals,
-    )  # fmt: skip
+    )
     sigterm_as_ctrl_c()  # stopped by a service manager or `kill`: interrupted, resumable
     with user_errors(), contextlib.ExitStack() as held:
         if add and not resume:
@@ -194,7 +205,9 @@ def tournament_run(
             held.callback(store.close)  # the last thing done: the -wal folded into the file
             stored = [store.resolve_bot(b) for b in bots]  # folders are stored now, and only now
             remember_folders(bots, stored)
-            config = TournamentConfig([b.ref for b in stored], size, options.deals, options.limits())
+            config = TournamentConfig(
+                [b.ref for b in stored], size, options.deals, options.limits(), fair_time=options.fair_time
+            )
             name = name or f"{chosen}-{dt.datetime.now():%Y%m%d-%H%M%S}"
             seed, secret = deal_source(options.seed)
             tournament = store.create_tournament(
