@@ -34,18 +34,23 @@ FINAL_STATES = ("active", "rejected")
 WAIT_POLL_S = 2.0
 
 
+NameArgument = Annotated[str | None, typer.Argument(help="The author's name.", show_default=False)]
+FromOption = Annotated[
+    Path | None,
+    typer.Option("--from", help="Add every author named in FILE (one name a line; # comments).", metavar="FILE"),
+]
+TokensOption = Annotated[
+    Path | None,
+    typer.Option("--tokens", help="With --from: write NAME TOKEN lines to OUT (new, mode 0600).", metavar="OUT"),
+]
+
+
 @author_app.command("add")
 def author_add(
-    name: Annotated[str | None, typer.Argument(help="The author's name.", show_default=False)] = None,
+    name: NameArgument = None,
     db: DbOption = DEFAULT_DB,
-    from_: Annotated[
-        Path | None,
-        typer.Option("--from", help="Add every author named in FILE (one name a line; # comments).", metavar="FILE"),
-    ] = None,
-    tokens: Annotated[
-        Path | None,
-        typer.Option("--tokens", help="With --from: write NAME TOKEN lines to OUT (new, mode 0600).", metavar="OUT"),
-    ] = None,
+    from_: FromOption = None,
+    tokens: TokensOption = None,
 ) -> None:
     """Create an author and print their token, once: only its hash is stored. With
     --from FILE --tokens OUT, a whole class at once: all or none, each token written
@@ -152,8 +157,11 @@ def author_list(db: DbOption = DEFAULT_DB) -> None:
         print_table(table)
 
 
+AuthorRevokeNameArgument = Annotated[str, typer.Argument(help="The author's name.")]
+
+
 @author_app.command("revoke")
-def author_revoke(name: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = DEFAULT_DB) -> None:
+def author_revoke(name: AuthorRevokeNameArgument, db: DbOption = DEFAULT_DB) -> None:
     """Stop an author's token at once (and end their browser sessions); their bots stay."""
     from arena.store.submissions import Submissions
 
@@ -162,8 +170,11 @@ def author_revoke(name: Annotated[str, typer.Argument(help="The author's name.")
     console.print(shown(f"revoked {author.name}'s token (since {author.revoked})"), markup=False)
 
 
+AuthorReissueNameArgument = Annotated[str, typer.Argument(help="The author's name.")]
+
+
 @author_app.command("reissue")
-def author_reissue(name: Annotated[str, typer.Argument(help="The author's name.")], db: DbOption = DEFAULT_DB) -> None:
+def author_reissue(name: AuthorReissueNameArgument, db: DbOption = DEFAULT_DB) -> None:
     """Give an author a new token, printed once: the old one stops working at once (and
     their browser sessions end). A revoked author may submit again; their bot names stay
     theirs."""
@@ -179,13 +190,19 @@ def author_reissue(name: Annotated[str, typer.Argument(help="The author's name."
     say_how_to_use(author.name)
 
 
+BotDirArgument = Annotated[Path, typer.Argument(help="The bot folder (with its bot.toml).", metavar="BOT_DIR")]
+ServerOption = Annotated[str, typer.Option("--server", help="The arena's address, e.g. https://arena.example.org")]
+TokenFileOption = Annotated[
+    Path | None, typer.Option("--token-file", help=f"A file holding your token (else ${TOKEN_ENV}).")
+]
+WaitOption = Annotated[bool, typer.Option("--wait", help="Wait until it is active or rejected, and show why.")]
+
+
 def submit_cmd(
-    bot_dir: Annotated[Path, typer.Argument(help="The bot folder (with its bot.toml).", metavar="BOT_DIR")],
-    server: Annotated[str, typer.Option("--server", help="The arena's address, e.g. https://arena.example.org")],
-    token_file: Annotated[
-        Path | None, typer.Option("--token-file", help=f"A file holding your token (else ${TOKEN_ENV}).")
-    ] = None,
-    wait: Annotated[bool, typer.Option("--wait", help="Wait until it is active or rejected, and show why.")] = False,
+    bot_dir: BotDirArgument,
+    server: ServerOption,
+    token_file: TokenFileOption = None,
+    wait: WaitOption = False,
 ) -> None:
     """Submit a bot to an arena: pack the folder, upload it, print where to follow it."""
     token = _token(token_file)

@@ -136,9 +136,12 @@ def http_flags(dashboard: bool, port: int) -> list[str]:
     return ["--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--preload", PRELOAD]
 
 
+PortOption = Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)]
+
+
 def scheduler(
     host: HostOption = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8786,
+    port: PortOption = 8786,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
@@ -174,79 +177,98 @@ def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
+SchedulerArgument = Annotated[
+    str,
+    typer.Argument(
+        help="The scheduler's address, e.g. tcp://10.0.0.5:8786 (default: $DASK_SCHEDULER_ADDRESS, as Dask's"
+        " deployers set it).",
+        envvar="DASK_SCHEDULER_ADDRESS",
+        show_default=False,
+    ),
+]
+SlotsOption = Annotated[
+    int | None,
+    typer.Option(help="Bots that may think at once on this machine (default: its cores).", min=1),
+]
+SandboxOption = Annotated[
+    str, typer.Option(help="Where bots run: docker or local (bubblewrap); checked before joining.")
+]
+NameOption = Annotated[str | None, typer.Option(help="The worker's name in the cluster (default: Dask's).")]
+WorkerHostOption = Annotated[
+    str | None,
+    typer.Option(
+        help="The address this worker (and its nanny) listen on, which the scheduler and the other workers"
+        " must reach: 127.0.0.1 unless given (then with TLS).",
+        show_default=False,
+    ),
+]
+InterfaceOption = Annotated[
+    str | None,
+    typer.Option(help="Listen on this network interface's address (instead of --host).", show_default=False),
+]
+WaitSchedulerOption = Annotated[
+    float,
+    typer.Option(
+        help="Seconds to wait for the scheduler when it does not answer: at the start, and when it goes away"
+        " (then join it again).",
+        min=0,
+    ),
+]
+DashboardAddressOption = Annotated[
+    str | None,
+    typer.Option(help="With --dashboard: its port (on loopback).", show_default=False),
+]
+NthreadsOption = Annotated[
+    int | None, typer.Option(help="Dask's name for --slots (deployers pass it).", min=1, show_default=False)
+]
+NworkersOption = Annotated[
+    int, typer.Option(help="Worker processes: 1 (one process plays all of a machine's slots).", min=1)
+]
+MemoryLimitOption = Annotated[
+    str | None, typer.Option(help="Dask's memory limit of the worker process (passed on).", show_default=False)
+]
+DeathTimeoutOption = Annotated[
+    str | None,
+    typer.Option(help="Dask's: seconds to wait for the scheduler at start (passed on).", show_default=False),
+]
+LocalDirectoryOption = Annotated[
+    str | None, typer.Option(help="Dask's scratch folder (passed on).", show_default=False)
+]
+LifetimeOption = Annotated[
+    str | None, typer.Option(help="Dask's: close the worker after this time (passed on).", show_default=False)
+]
+LifetimeStaggerOption = Annotated[str | None, typer.Option(help="Dask's (passed on).", show_default=False)]
+LifetimeRestartOption = Annotated[
+    bool, typer.Option("--lifetime-restart", help="Dask's: start again after --lifetime (passed on).")
+]
+ProtocolOption = Annotated[
+    str | None, typer.Option(help="tcp or tls (from the scheduler's address unless given).", show_default=False)
+]
+
+
 def worker(
-    scheduler: Annotated[
-        str,
-        typer.Argument(
-            help="The scheduler's address, e.g. tcp://10.0.0.5:8786 (default: $DASK_SCHEDULER_ADDRESS, as Dask's"
-            " deployers set it).",
-            envvar="DASK_SCHEDULER_ADDRESS",
-            show_default=False,
-        ),
-    ],
-    slots: Annotated[
-        int | None,
-        typer.Option(help="Bots that may think at once on this machine (default: its cores).", min=1),
-    ] = None,
-    sandbox: Annotated[
-        str, typer.Option(help="Where bots run: docker or local (bubblewrap); checked before joining.")
-    ] = "docker",
-    name: Annotated[str | None, typer.Option(help="The worker's name in the cluster (default: Dask's).")] = None,
-    host: Annotated[
-        str | None,
-        typer.Option(
-            help="The address this worker (and its nanny) listen on, which the scheduler and the other workers"
-            " must reach: 127.0.0.1 unless given (then with TLS).",
-            show_default=False,
-        ),
-    ] = None,
-    interface: Annotated[
-        str | None,
-        typer.Option(help="Listen on this network interface's address (instead of --host).", show_default=False),
-    ] = None,
-    wait_scheduler: Annotated[
-        float,
-        typer.Option(
-            help="Seconds to wait for the scheduler when it does not answer: at the start, and when it goes away"
-            " (then join it again).",
-            min=0,
-        ),
-    ] = 3600,
+    scheduler: SchedulerArgument,
+    slots: SlotsOption = None,
+    sandbox: SandboxOption = "docker",
+    name: NameOption = None,
+    host: WorkerHostOption = None,
+    interface: InterfaceOption = None,
+    wait_scheduler: WaitSchedulerOption = 3600,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
     dashboard: DashboardOption = False,
-    dashboard_address: Annotated[
-        str | None,
-        typer.Option(help="With --dashboard: its port (on loopback).", show_default=False),
-    ] = None,
+    dashboard_address: DashboardAddressOption = None,
     insecure_network: InsecureOption = False,
-    nthreads: Annotated[
-        int | None, typer.Option(help="Dask's name for --slots (deployers pass it).", min=1, show_default=False)
-    ] = None,
-    nworkers: Annotated[
-        int, typer.Option(help="Worker processes: 1 (one process plays all of a machine's slots).", min=1)
-    ] = 1,
-    memory_limit: Annotated[
-        str | None, typer.Option(help="Dask's memory limit of the worker process (passed on).", show_default=False)
-    ] = None,
-    death_timeout: Annotated[
-        str | None,
-        typer.Option(help="Dask's: seconds to wait for the scheduler at start (passed on).", show_default=False),
-    ] = None,
-    local_directory: Annotated[
-        str | None, typer.Option(help="Dask's scratch folder (passed on).", show_default=False)
-    ] = None,
-    lifetime: Annotated[
-        str | None, typer.Option(help="Dask's: close the worker after this time (passed on).", show_default=False)
-    ] = None,
-    lifetime_stagger: Annotated[str | None, typer.Option(help="Dask's (passed on).", show_default=False)] = None,
-    lifetime_restart: Annotated[
-        bool, typer.Option("--lifetime-restart", help="Dask's: start again after --lifetime (passed on).")
-    ] = False,
-    protocol: Annotated[
-        str | None, typer.Option(help="tcp or tls (from the scheduler's address unless given).", show_default=False)
-    ] = None,
+    nthreads: NthreadsOption = None,
+    nworkers: NworkersOption = 1,
+    memory_limit: MemoryLimitOption = None,
+    death_timeout: DeathTimeoutOption = None,
+    local_directory: LocalDirectoryOption = None,
+    lifetime: LifetimeOption = None,
+    lifetime_stagger: LifetimeStaggerOption = None,
+    lifetime_restart: LifetimeRestartOption = False,
+    protocol: ProtocolOption = None,
 ) -> None:
     """Join a Dask cluster as a machine that plays matches.
 

@@ -198,60 +198,10 @@ def _first(group: BaseExceptionGroup[Any]) -> BaseException:
 
 DbOption = Annotated[Path, typer.Option("--db", help="The arena's database.")]
 DEFAULT_DB = Path("arena.db")
-SANDBOX_HELP = (
-    "docker, local (bubblewrap), auto (docker when an engine answers and the base image is built, else local),"
-    " or unsafe-local (plain processes: no protection at all; only on request)."
-)
-GAME_HELP = "The game to play: nimmt, sixes, or one that ARENA_GAMES registers (module:attribute of its record)."
-"""Named here, not read from the catalog: the help must not import the games."""
-VariantOption = Annotated[
-    str | None, typer.Option(help="6 nimmt!: standard, tactical, logical or professional.", show_default=False)
-]
-SettingsFileOption = Annotated[
-    Path | None, typer.Option("--settings", help="Game settings from a TOML or JSON file.", show_default=False)
-]
+FormatOption = Annotated[str, typer.Option("--format", help="table, json or csv.")]
+"""``--format`` of a command that lists (one of ``FORMATS``)."""
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (needed when not at a terminal).")]
 FORMATS = ("table", "json", "csv")
-
-
-def parse_sets(pairs: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs to settings; values are read as JSON when they parse as such."""
-    import msgspec
-
-    settings: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            fail(f"--set {pair!r}: write it as KEY=VALUE, e.g. --set end_score=50")
-        try:
-            settings[key] = msgspec.json.decode(value)
-        except msgspec.DecodeError:
-            settings[key] = value
-    return settings
-
-
-def game_settings(pairs: list[str], variant: str | None, settings_file: Path | None) -> dict[str, Any]:
-    """Settings from a file (TOML or JSON), then ``--variant``, then ``--set`` on top."""
-    import tomllib
-
-    import msgspec
-
-    settings: dict[str, Any] = {}
-    if settings_file is not None:
-        try:
-            text = settings_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            fail(f"{settings_file}: cannot read the settings file: {exc.strerror}")
-        try:
-            loaded = msgspec.json.decode(text) if settings_file.suffix == ".json" else tomllib.loads(text)
-        except (msgspec.DecodeError, tomllib.TOMLDecodeError) as exc:
-            fail(f"{settings_file}: not valid {'JSON' if settings_file.suffix == '.json' else 'TOML'}: {exc}")
-        if not isinstance(loaded, dict):
-            fail(f"{settings_file}: settings must be a table of KEY = VALUE")
-        settings.update(loaded)
-    if variant is not None:
-        settings["variant"] = variant
-    settings.update(parse_sets(pairs))
-    return settings
 
 
 def deal_source(seed: int | None) -> tuple[int, str | None]:

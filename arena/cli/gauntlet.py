@@ -28,25 +28,39 @@ from arena.cli.cluster import (
 )
 from arena.cli.common import (
     DEFAULT_DB,
-    GAME_HELP,
-    SANDBOX_HELP,
     DbOption,
-    SettingsFileOption,
-    VariantOption,
     console,
     deal_source,
     err_console,
     fail,
-    game_settings,
     open_store,
     print_table,
     remember_folders,
     user_errors,
 )
+from arena.cli.options import (
+    DEFAULTS,
+    ConcurrencyOption,
+    FairTimeOption,
+    GameOption,
+    MatchOptions,
+    MoveTimeOption,
+    NameOption,
+    SandboxOption,
+    SeedOption,
+    SetOption,
+    SettingsFileOption,
+    StartupTimeOption,
+    TimeBankOption,
+    VariantOption,
+    choose_game,
+    named_bots,
+    plays,
+    title_of,
+)
 from arena.tournaments.plan import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
-    from arena.play.match import TimeLimits
     from arena.store import Store, StoredBot, Tournament
     from arena.tournaments.gauntlet import Reading
     from leaderboard.sprt import Sprt
@@ -54,69 +68,85 @@ if TYPE_CHECKING:
 LINE_SECONDS = 10.0
 """At most one running line per this many seconds (``ARENA_PROGRESS_SECONDS`` overrides);
 the first and the last are always printed."""
-DEFAULT_DEALS = 4
+GauntletDealsOption = Annotated[
+    int | None,
+    typer.Option(
+        help=f"Without --sprt: deals per table, each played in every seat rotation (default {DEFAULTS.deals}).",
+        min=1,
+        show_default=False,
+    ),
+]
+"""``--deals`` as every command has it, unset by default: with --sprt the test, not a
+count of deals, sets a gauntlet's length, so a --deals given with it is refused."""
+GauntletTableSizeOption = Annotated[
+    int,
+    typer.Option(
+        help="Seats per game: NEW and K-1 opponents (default 2, NEW against one opponent at a time: the"
+        " comparison a sequential test reads best; a tournament seats all its bots).",
+        min=2,
+    ),
+]
+
+
+BotsArgument = Annotated[
+    list[str],
+    typer.Argument(
+        help="NEW (a folder, or a stored NAME[:VERSION]); the opponents follow --vs.",
+        metavar="NEW",
+        show_default=False,
+    ),
+]
+VsOption = Annotated[
+    list[str],
+    typer.Option(
+        "--vs",
+        help="The opponents: `--vs A B C` (or `--vs A --vs B`), folders or stored NAME[:VERSION].",
+        metavar="BOT...",
+        show_default=False,
+    ),
+]
+SprtTextOption = Annotated[
+    str | None,
+    typer.Option(
+        "--sprt",
+        help="Stop as soon as a sequential test decides: elo0=0,elo1=10,alpha=0.05,beta=0.05 (any of them;"
+        " the others keep these defaults). H0: NEW is elo0 Elo stronger than the field, H1: elo1 stronger.",
+        metavar="KEY=VALUE,...",
+        show_default=False,
+    ),
+]
+MaxGamesOption = Annotated[
+    int | None,
+    typer.Option(
+        help=f"With --sprt: stop undecided after at most this many games (default {DEFAULT_MAX_GAMES}).",
+        min=1,
+        show_default=False,
+    ),
+]
+ResumeOption = Annotated[bool, typer.Option(help="Go on with the gauntlet --name where it stopped.")]
 
 
 def gauntlet_cmd(
-    bots: Annotated[
-        list[str],
-        typer.Argument(
-            help="NEW (a folder, or a stored NAME[:VERSION]); the opponents follow --vs.",
-            metavar="NEW",
-            show_default=False,
-        ),
-    ] = [],  # noqa: B006
-    vs: Annotated[
-        list[str],
-        typer.Option(
-            "--vs",
-            help="The opponents: `--vs A B C` (or `--vs A --vs B`), folders or stored NAME[:VERSION].",
-            metavar="BOT...",
-            show_default=False,
-        ),
-    ] = [],  # noqa: B006
-    sprt_text: Annotated[
-        str | None,
-        typer.Option(
-            "--sprt",
-            help="Stop as soon as a sequential test decides: elo0=0,elo1=10,alpha=0.05,beta=0.05 (any of them;"
-            " the others keep these defaults). H0: NEW is elo0 Elo stronger than the field, H1: elo1 stronger.",
-            metavar="KEY=VALUE,...",
-            show_default=False,
-        ),
-    ] = None,
-    max_games: Annotated[
-        int | None,
-        typer.Option(
-            help=f"With --sprt: stop undecided after at most this many games (default {DEFAULT_MAX_GAMES}).",
-            min=1,
-            show_default=False,
-        ),
-    ] = None,
-    deals: Annotated[
-        int | None,
-        typer.Option(
-            help=f"Without --sprt: deals per table, each played in every seat rotation (default {DEFAULT_DEALS}).",
-            min=1,
-            show_default=False,
-        ),
-    ] = None,
-    table_size: Annotated[
-        int, typer.Option(help="Seats per game: NEW and K-1 opponents (2: heads-up against each one).", min=2)
-    ] = 2,
-    concurrency: Annotated[int, typer.Option(help="Matches played at once (on one machine).", min=1)] = 2,
+    bots: BotsArgument = [],  # noqa: B006
+    vs: VsOption = [],  # noqa: B006
+    sprt_text: SprtTextOption = None,
+    max_games: MaxGamesOption = None,
+    deals: GauntletDealsOption = None,
+    table_size: GauntletTableSizeOption = 2,
+    concurrency: ConcurrencyOption = DEFAULTS.concurrency,
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str | None, typer.Option(help="The gauntlet's name (needed to --resume it).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the deals.")] = None,
-    sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
-    resume: Annotated[bool, typer.Option(help="Go on with the gauntlet --name where it stopped.")] = False,
-    game: Annotated[str, typer.Option(help=GAME_HELP)] = "nimmt",
-    set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
-    move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
-    time_bank: Annotated[float, typer.Option(help="Extra seconds per game for moves that overrun.", min=0.0)] = 10.0,
-    startup_time: Annotated[float, typer.Option(help="Seconds a bot has to start and answer hello.", min=0.001)] = 10.0,
-    variant: VariantOption = None,
-    settings_file: SettingsFileOption = None,
+    name: NameOption = None,
+    seed: SeedOption = DEFAULTS.seed,
+    sandbox_name: SandboxOption = DEFAULTS.sandbox,
+    resume: ResumeOption = False,
+    game: GameOption = DEFAULTS.game,
+    set_: SetOption = [],  # noqa: B006
+    move_time: MoveTimeOption = DEFAULTS.move_time,
+    time_bank: TimeBankOption = DEFAULTS.time_bank,
+    startup_time: StartupTimeOption = DEFAULTS.startup_time,
+    variant: VariantOption = DEFAULTS.variant,
+    settings_file: SettingsFileOption = DEFAULTS.settings_file,
+    fair_time: FairTimeOption = DEFAULTS.fair_time,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
@@ -128,15 +158,28 @@ def gauntlet_cmd(
     tournament: `arena games`, `arena leaderboard` and `--resume` work on it."""
     import trio
 
-    from arena.play.match import TimeLimits
     from arena.store import StoreError
     from arena.tournaments.gauntlet import read, spec_of
     from arena.tournaments.gauntlet_play import run_gauntlet
     from arena.tournaments.roundrobin import sigterm_as_ctrl_c, until_interrupted
 
+    options = MatchOptions(
+        game=game,
+        sets=tuple(set_),
+        variant=variant,
+        settings_file=settings_file,
+        move_time=move_time,
+        time_bank=time_bank,
+        startup_time=startup_time,
+        sandbox=sandbox_name,
+        seed=seed,
+        fair_time=fair_time,
+        concurrency=concurrency,
+        deals=DEFAULTS.deals if deals is None else deals,
+    )
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
-        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, sandbox_name)
+        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, options.sandbox)
         if resume:
             if name is None:
                 fail("--resume needs the --name of the gauntlet to go on with")
@@ -145,11 +188,8 @@ def gauntlet_cmd(
             store = open_store(db)
             tournament, stored = resumed(store, name, db, bots, vs)
         else:
-            tournament, stored, store = create(
-                db, bots, vs, sprt_text, max_games, deals, table_size, name, seed, game, set_,
-                TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000)),
-                variant, settings_file,
-            )  # fmt: skip
+            tournament, stored, store = create(db, bots, vs, sprt_text, max_games, deals is not None, table_size, name,
+                                               options)  # fmt: skip
         spec = spec_of(tournament)
         assert spec is not None
         test = spec.test()
@@ -161,7 +201,7 @@ def gauntlet_cmd(
             return
         held.enter_context(store.lease(tournament.id))
         try:
-            player = open_player(stored, sandbox_name, concurrency, on_cluster)
+            player = open_player(stored, options.sandbox, options.concurrency, on_cluster)
             store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
         except BaseException:
             with contextlib.suppress(StoreError):
@@ -193,21 +233,15 @@ def create(
     vs: list[str],
     sprt_text: str | None,
     max_games: int | None,
-    deals: int | None,
+    fixed_deals: bool,
     table_size: int,
     name: str | None,
-    seed: int | None,
-    game: str,
-    set_: list[str],
-    limits: TimeLimits,
-    variant: str | None,
-    settings_file: Path | None,
+    options: MatchOptions,
 ) -> tuple[Tournament, list[StoredBot], Store]:
-    """A new gauntlet's row, after every check (a refused one leaves the database as it was)."""
+    """A new gauntlet's row, after every check (a refused one leaves the database as it
+    was): ``fixed_deals`` when ``--deals`` was given (``options.deals``)."""
     import msgspec
 
-    from arena.bots import load_bot
-    from arena.cli.sandbox import check_games
     from arena.games.registry import get_game
     from arena.store import board_key
     from arena.tournaments.gauntlet import GauntletSpec, gauntlet_config, rounds_for
@@ -221,7 +255,7 @@ def create(
             test = parse_sprt(sprt_text)
         except SprtError as exc:
             fail(f"--sprt {sprt_text!r}: {exc}")
-        if deals is not None:
+        if fixed_deals:
             fail("--deals fixes the length of a gauntlet without --sprt; with --sprt, cap it with --max-games")
     elif max_games is not None:
         fail(
@@ -239,9 +273,6 @@ def create(
     tables = math.comb(len(opponents), table_size - 1)
     if tables > MAX_GROUPS:
         fail(f"--table-size {table_size} with {len(opponents)} opponents makes {tables} tables: at most {MAX_GROUPS}")
-    settings = game_settings(set_, variant, settings_file)
-    rules = get_game(game).rules
-    parsed = msgspec.to_builtins(rules.parse_settings(settings, table_size))
     if test is not None:
         cap = DEFAULT_MAX_GAMES if max_games is None else max_games
         rounds = rounds_for(cap, len(opponents), table_size)
@@ -249,23 +280,21 @@ def create(
             per_round = len(gauntlet_tables(len(opponents), table_size)) * table_size
             fail(f"--max-games {cap} is less than one round: {per_round} games (one deal group at each table)")
     else:
-        rounds = DEFAULT_DEALS if deals is None else deals
-    if None in identities and not db.exists():
-        unknown = [ref for ref, ident in zip([new, *opponents], identities, strict=True) if ident is None]
-        fail(f"no bot {unknown[0]!r}: {db} does not exist yet (a folder path adds a bot)")
-    store = open_store(db, must_exist=False)
-    for i, ref in enumerate([new, *opponents]):  # stored names, read without writing anything
-        if identities[i] is None:
-            identities[i] = store.get_bot(ref).ref
-    against_itself(new, opponents, identities)
+        rounds = options.deals
     refs = [new, *opponents]
-    check_games([load_bot(ref) if Path(ref).is_dir() else store.get_bot(ref).load() for ref in refs], game)
+    found = named_bots(refs, db)  # read, not stored: every check below comes first
+    against_itself(new, opponents, [f"{b.name}:{b.version}" for b in found])
+    game = choose_game(options.game, [plays(b) for b in found])
+    parsed = msgspec.to_builtins(get_game(game).rules.parse_settings(options.settings(), table_size))
+    store = open_store(db, must_exist=False)
     stored = [store.resolve_bot(ref) for ref in refs]  # folders are stored now, and only now
     remember_folders(refs, stored)
-    config = TournamentConfig([b.ref for b in stored], table_size, rounds, limits)
+    config = TournamentConfig(
+        [b.ref for b in stored], table_size, rounds, options.limits(), fair_time=options.fair_time
+    )
     spec = GauntletSpec(None if test is None else asdict(test), max_games if test is not None else None)
     name = name or f"gauntlet-{dt.datetime.now():%Y%m%d-%H%M%S}"
-    seed, secret = deal_source(seed)
+    seed, secret = deal_source(options.seed)
     variant_key = board_key(game, parsed).partition("/")[2]
     tournament = store.create_tournament(name, game, variant_key, parsed, seed, gauntlet_config(config, spec), secret)
     return tournament, stored, store
@@ -331,14 +360,14 @@ def header(tournament: Tournament, stored: list[StoredBot], test: Sprt | None, d
     config = msgspec.convert(tournament.config, TournamentConfig)
     size = config.table_size
     tables = len(gauntlet_tables(len(stored) - 1, size))
-    seats = "heads-up" if size == 2 else f"tables of {size}"
+    seats = f"tables of {size}"
     planned = config.deals * tables * size
     if test is None:
         length = f"{config.deals} deal{'s' * (config.deals != 1)} per table ({planned} games)"
     else:
         length = f"SPRT {test.text()}, LLR bounds ({test.lower:.2f}, {test.upper:.2f}), at most {planned} games"
     console.print(
-        f"gauntlet {tournament.name} · {tournament.game} · {stored[0].ref} against "
+        f"gauntlet {tournament.name} · {title_of(tournament.game)} · {stored[0].ref} against "
         f"{', '.join(b.ref for b in stored[1:])} · {seats}, {tables} table{'s' * (tables != 1)} · {length}"
         f" · seed {tournament.seed} · {db}",
         markup=False,

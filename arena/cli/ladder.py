@@ -20,18 +20,32 @@ from arena.cli.cluster import (
 )
 from arena.cli.common import (
     DEFAULT_DB,
-    GAME_HELP,
-    SANDBOX_HELP,
     DbOption,
-    VariantOption,
     console,
     deal_source,
     err_console,
     fail,
-    game_settings,
     open_store,
     print_board,
     user_errors,
+)
+from arena.cli.options import (
+    DEFAULTS,
+    ConcurrencyOption,
+    FairTimeOption,
+    GameOption,
+    MatchOptions,
+    MoveTimeOption,
+    Plays,
+    SandboxOption,
+    SeedOption,
+    SetOption,
+    SettingsFileOption,
+    StartupTimeOption,
+    TimeBankOption,
+    VariantOption,
+    choose_game,
+    title_of,
 )
 from arena.text import shown
 from arena.tournaments.plan import deals_of
@@ -41,86 +55,108 @@ if TYPE_CHECKING:
     from arena.store import Store, StoredBot, Tournament
     from arena.tournaments.ladder import LadderSpec
 
+LadderTableSizeOption = Annotated[
+    int,
+    typer.Option(
+        help="Seats per game (when it is created; default 4: a ladder's field is whoever submits, so its tables"
+        " have a size of their own, not the number of its bots).",
+        min=2,
+        max=10,
+    ),
+]
+
+LadderNameOption = Annotated[str, typer.Option(help="The ladder's name.")]
+
 ladder_app = typer.Typer(
     help="The ladder: submitted bots, built, checked and rated continuously.", no_args_is_help=True
 )
 
 
+NameOption = Annotated[str, typer.Option(help="The ladder's name (a tournament of that name).")]
+DealsPerTableOption = Annotated[
+    int,
+    typer.Option(
+        help="Deals a table plays, each in every seat rotation (when it is created); 0: deal groups until its"
+        " --table-seconds are spent, at its own pace.",
+        min=0,
+    ),
+]
+RevealEveryOption = Annotated[
+    int,
+    typer.Option(
+        help="Tables an epoch of the deals' secret (when it is created): an epoch's key is published once its"
+        " tables have all been played.",
+        min=1,
+    ),
+]
+TableSecondsOption = Annotated[
+    float,
+    typer.Option(
+        help="A table's time (when it is created): it stops at the end of the deal group that spends it.",
+        min=0.0,
+    ),
+]
+RestFloorOption = Annotated[
+    float,
+    typer.Option(
+        help="The least share of the time settled pairs play (1: never rest; pairs known within 100 Elo play"
+        " less, down to this).",
+        min=0.0,
+        max=1.0,
+    ),
+]
+GamesOption = Annotated[
+    int | None,
+    typer.Option("--games", help="Stop once this run has played this many games (at the end of a deal group).", min=1),
+]
+KeepReplaysOption = Annotated[
+    int,
+    typer.Option(
+        help="Keep the replays of the ladder's newest N games, prune older ones (results and ratings stay);"
+        " 0 keeps every replay.",
+        min=0,
+    ),
+]
+ProgressEveryOption = Annotated[
+    float,
+    typer.Option(help="Seconds between progress lines (games a minute, tables, ratings that moved).", min=0.1),
+]
+
+
 @ladder_app.command("run")
 def ladder_run(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name (a tournament of that name).")] = "ladder",
-    game: Annotated[str | None, typer.Option(help=f"{GAME_HELP} Default nimmt.", show_default=False)] = None,
-    variant: VariantOption = None,
-    set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
-    table_size: Annotated[int, typer.Option(help="Seats per game.", min=2, max=10)] = 4,
-    deals_per_table: Annotated[
-        int,
-        typer.Option(
-            help="Deals a table plays, each in every seat rotation (when it is created); 0: deal groups until its"
-            " --table-seconds are spent, at its own pace.",
-            min=0,
-        ),
-    ] = 0,
-    seed: Annotated[int | None, typer.Option(help="The ladder's seed (when it is created).")] = None,
-    reveal_every: Annotated[
-        int,
-        typer.Option(
-            help="Tables an epoch of the deals' secret (when it is created): an epoch's key is published once its"
-            " tables have all been played.",
-            min=1,
-        ),
-    ] = 100,
-    concurrency: Annotated[int, typer.Option(help="Tables played at once (on one machine).", min=1)] = 2,
-    sandbox_name: Annotated[
-        str,
-        typer.Option(
-            "--sandbox", help=f"Where submissions are built and checked (and played, without --cluster): {SANDBOX_HELP}"
-        ),
-    ] = "auto",
-    move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
-    table_seconds: Annotated[
-        float,
-        typer.Option(
-            help="A table's time (when it is created): it stops at the end of the deal group that spends it.",
-            min=0.0,
-        ),
-    ] = 10.0,
-    rest_floor: Annotated[
-        float,
-        typer.Option(
-            help="The least share of the time settled pairs play (1: never rest; pairs known within 100 Elo play"
-            " less, down to this).",
-            min=0.0,
-            max=1.0,
-        ),
-    ] = 0.1,
-    games: Annotated[
-        int | None,
-        typer.Option(
-            "--games", help="Stop once this run has played this many games (at the end of a deal group).", min=1
-        ),
-    ] = None,
-    keep_replays: Annotated[
-        int,
-        typer.Option(
-            help="Keep the replays of the ladder's newest N games, prune older ones (results and ratings stay);"
-            " 0 keeps every replay.",
-            min=0,
-        ),
-    ] = 0,
-    progress_every: Annotated[
-        float,
-        typer.Option(help="Seconds between progress lines (games a minute, tables, ratings that moved).", min=0.1),
-    ] = 60.0,
+    name: NameOption = "ladder",
+    game: GameOption = DEFAULTS.game,
+    variant: VariantOption = DEFAULTS.variant,
+    set_: SetOption = [],  # noqa: B006
+    settings_file: SettingsFileOption = DEFAULTS.settings_file,
+    table_size: LadderTableSizeOption = 4,
+    deals_per_table: DealsPerTableOption = 0,
+    seed: SeedOption = DEFAULTS.seed,
+    reveal_every: RevealEveryOption = 100,
+    concurrency: ConcurrencyOption = DEFAULTS.concurrency,
+    sandbox_name: SandboxOption = DEFAULTS.sandbox,
+    move_time: MoveTimeOption = DEFAULTS.move_time,
+    time_bank: TimeBankOption = DEFAULTS.time_bank,
+    startup_time: StartupTimeOption = DEFAULTS.startup_time,
+    fair_time: FairTimeOption = DEFAULTS.fair_time,
+    table_seconds: TableSecondsOption = 10.0,
+    rest_floor: RestFloorOption = 0.1,
+    games: GamesOption = None,
+    keep_replays: KeepReplaysOption = 0,
+    progress_every: ProgressEveryOption = 60.0,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
 ) -> None:
-    """Run the ladder until Ctrl-C: build and check each submission as it arrives, and keep
-    playing duplicate-deal tables among the active bots, where ratings are least certain."""
+    """Run the ladder until Ctrl-C: build and check each submission as it arrives (in
+    --sandbox, also with --cluster), and keep playing duplicate-deal tables among the
+    active bots, where ratings are least certain. The game (default: the one every active
+    bot plays), its settings, the time limits, --table-size, --deals-per-table,
+    --table-seconds, --reveal-every and --seed are the ladder's from its first run on."""
     import trio
 
     from arena.cli.sandbox import open_sandbox
@@ -129,6 +165,19 @@ def ladder_run(
     from arena.tournaments.pipeline import run_pipeline
     from arena.tournaments.roundrobin import OnThisMachine, Progress, sigterm_as_ctrl_c, until_interrupted
 
+    options = MatchOptions(
+        game=game,
+        sets=tuple(set_),
+        variant=variant,
+        settings_file=settings_file,
+        move_time=move_time,
+        time_bank=time_bank,
+        startup_time=startup_time,
+        sandbox=sandbox_name,
+        seed=seed,
+        fair_time=fair_time,
+        concurrency=concurrency,
+    )
     sigterm_as_ctrl_c()
     with user_errors(), contextlib.ExitStack() as held:
         on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, "auto")
@@ -137,7 +186,7 @@ def ladder_run(
         tournament = store.get_tournament(name)
         if tournament is None:
             spec = LadderSpec(table_size, deals_per_table, table_seconds, reveal_every=reveal_every)
-            tournament = create(store, name, game or "nimmt", variant, set_, spec, seed, move_time)
+            tournament = create(store, name, spec, options)
         elif "ladder" not in tournament.config:
             fail(f"{name!r} is a tournament, not a ladder: choose another --name")
         elif game is not None and game != tournament.game:
@@ -146,10 +195,10 @@ def ladder_run(
             held.enter_context(store.lease(tournament.id))  # one ladder run at a time
         except StoreError as exc:
             fail(str(exc), code=1)
-        sandbox = open_sandbox(sandbox_name)  # the pipeline builds and checks here, also with --cluster
+        sandbox = open_sandbox(options.sandbox)  # the pipeline builds and checks here, also with --cluster
         player: Any
         if on_cluster is None:
-            player = OnThisMachine(sandbox, concurrency)
+            player = OnThisMachine(sandbox, options.concurrency)
 
             def ready(bot: StoredBot) -> None:
                 sandbox.prepare(bot.load(), progress=lambda line: None)
@@ -194,7 +243,7 @@ def ladder_run(
 
         again = f"arena ladder run --name {name} --db {db}"
         console.print(
-            f"ladder {name} · {tournament.game} · tables of {ladder.spec.table_size} · seed {tournament.seed} · {db}:"
+            f"ladder {name} · {title_of(tournament.game)} · tables of {ladder.spec.table_size} · seed {tournament.seed} · {db}:"
             " Ctrl-C stops it",
             markup=False,
             soft_wrap=True,
@@ -249,7 +298,7 @@ def pause_or_resume(db: Path, name: str, paused: bool) -> None:
 @ladder_app.command("pause")
 def ladder_pause(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+    name: LadderNameOption = "ladder",
 ) -> None:
     """Pause the ladder from any terminal: its run starts no new table (the pipeline still
     builds and checks) until `arena ladder resume`; a run started meanwhile starts paused."""
@@ -259,36 +308,33 @@ def ladder_pause(
 @ladder_app.command("resume")
 def ladder_resume(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+    name: LadderNameOption = "ladder",
 ) -> None:
     """Resume a paused ladder: its run plays again within a second."""
     pause_or_resume(db, name, False)
 
 
-def create(
-    store: Store,
-    name: str,
-    game: str,
-    variant: str | None,
-    set_: list[str],
-    spec: LadderSpec,
-    seed: int | None,
-    move_time: float,
-) -> Tournament:
-    """The ladder's tournament row, on its first run (its seed fixed from then on)."""
+def create(store: Store, name: str, spec: LadderSpec, options: MatchOptions) -> Tournament:
+    """The ladder's tournament row, on its first run (its game, settings and seed fixed
+    from then on): its game is ``--game``, else the one every active bot plays."""
     import msgspec
 
     from arena.deals import ladder_commitment
     from arena.games.registry import get_game
-    from arena.play.match import TimeLimits
+    from arena.store.submissions import Submissions
     from arena.tournaments.ladder import ladder_config
     from arena.tournaments.roundrobin import TournamentConfig, variant_of
 
-    settings = msgspec.to_builtins(
-        get_game(game).rules.parse_settings(game_settings(set_, variant, None), spec.table_size)
-    )
-    config = TournamentConfig([], spec.table_size, 1, TimeLimits(round(move_time * 1000)))
-    seed, secret = deal_source(seed)
+    if options.game is None:
+        stored = {b.ref: b for b in store.list_bots()}
+        active = [stored[s.ref] for s in Submissions(store).active() if s.ref in stored]
+        found = [Plays(b.name, b.path, tuple(b.games)) for b in active]
+        game = choose_game(None, found, "--game names the ladder's: it seats the active bots that play it")
+    else:
+        game = get_game(options.game).name
+    settings = msgspec.to_builtins(get_game(game).rules.parse_settings(options.settings(), spec.table_size))
+    config = TournamentConfig([], spec.table_size, 1, options.limits(), fair_time=options.fair_time)
+    seed, secret = deal_source(options.seed)
     tournament = store.create_tournament(
         name,
         game,
@@ -303,7 +349,7 @@ def create(
         f"{spec.deals_per_table} deals" if spec.deals_per_table else f"deal groups for about {spec.table_seconds:g} s"
     )
     console.print(
-        f"ladder {name} created: {game}, tables of {spec.table_size}, {deals} a table, seed {seed}",
+        f"ladder {name} created: {title_of(game)}, tables of {spec.table_size}, {deals} a table, seed {seed}",
         markup=False,
     )
     return tournament
@@ -318,7 +364,7 @@ def say(line: str) -> None:
 @ladder_app.command("show")
 def ladder_show(
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str, typer.Option(help="The ladder's name.")] = "ladder",
+    name: LadderNameOption = "ladder",
 ) -> None:
     """The ladder's board and the submissions waiting to be built or checked."""
     from arena.boards.standings import leaderboard

@@ -56,11 +56,12 @@ class LiveProgress(TournamentProgress):
     and at least every ``ARENA_PROGRESS_SECONDS`` (60): ``12/120 games (10%), 0.4
     games/s, about 4 min left``."""
 
-    def __init__(self, live: Live, game: str | None = None) -> None:
+    def __init__(self, live: Live, game: str) -> None:
         self.plain = not console.is_terminal
         self.columns = columns_of(game)
         """The board's columns (``arena.boards.columns``): the top of the table names and
         writes its columns as the board will."""
+        self.better = 1 if get_game(game).score.lower_is_better else -1  # ties on wins: the better average first
         try:
             self.every_s = float(os.environ.get(PROGRESS_SECONDS, "60"))
         except ValueError:
@@ -123,7 +124,9 @@ class LiveProgress(TournamentProgress):
         shown = {c.field: c for c in self.columns}
         for column in (shown["bot"], shown["games"], shown["wins"], shown["score_per_round"]):
             table.add_column(column.heading, justify="right" if column.numeric else "left")
-        top = sorted(self.standing.items(), key=lambda kv: (-kv[1][1] / kv[1][0], kv[1][2] / kv[1][0]))[:5]
+        top = sorted(self.standing.items(), key=lambda kv: (-kv[1][1] / kv[1][0], self.better * kv[1][2] / kv[1][0]))[
+            :5
+        ]
         for ref, (games, wins, per_round) in top:
             table.add_row(ref, str(int(games)), f"{wins / games:.0%}", score_text(per_round / games))
         self.live.update(Group(self.bar, table))

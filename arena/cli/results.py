@@ -12,6 +12,7 @@ from arena.cli.common import (
     DEFAULT_DB,
     FORMATS,
     DbOption,
+    FormatOption,
     err_console,
     fail,
     open_store,
@@ -26,35 +27,41 @@ if TYPE_CHECKING:
     from arena.store import Store
 
 
+GameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--game",
+        "--board",
+        help="Only this game (its name, as bot.toml lists it), or only one board: its key, as the titles show it"
+        " (GAME/VARIANT, then any setting that makes a board: GAME/VARIANT,SETTING=VALUE).",
+    ),
+]
+TournamentOption = Annotated[str | None, typer.Option(help="Only this tournament.")]
+LosOption = Annotated[
+    bool,
+    typer.Option(
+        "--los",
+        help="Also the likelihood of superiority: a matrix per board (table), a `los` field per row (json),"
+        " or instead of the board one CSV row per pair of bots: game,bot,opponent,los (csv).",
+    ),
+]
+AnchorOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Fix the scale: this bot has this Elo and the others are relative to it"
+        " (a bare NAME is its highest version on the board).",
+        metavar="NAME[:VERSION]=ELO",
+    ),
+]
+
+
 def leaderboard_cmd(
     db: DbOption = DEFAULT_DB,
-    game: Annotated[
-        str | None,
-        typer.Option(
-            "--game",
-            "--board",
-            help="Only this game (nimmt), or only one board: its key, as the titles show it"
-            " (nimmt/standard, nimmt/standard,shedding, sixes/standard,chips=15).",
-        ),
-    ] = None,
-    tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
-    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
-    los: Annotated[
-        bool,
-        typer.Option(
-            "--los",
-            help="Also the likelihood of superiority: a matrix per board (table), a `los` field per row (json),"
-            " or instead of the board one CSV row per pair of bots: game,bot,opponent,los (csv).",
-        ),
-    ] = False,
-    anchor: Annotated[
-        str | None,
-        typer.Option(
-            help="Fix the scale: this bot has this Elo and the others are relative to it"
-            " (a bare NAME is its highest version on the board).",
-            metavar="NAME[:VERSION]=ELO",
-        ),
-    ] = None,
+    game: GameOption = None,
+    tournament: TournamentOption = None,
+    format_: FormatOption = "table",
+    los: LosOption = False,
+    anchor: AnchorOption = None,
 ) -> None:
     """Elo ratings with 95% intervals over every stored game (or one tournament), one board
     per game and rule set."""
@@ -132,42 +139,54 @@ def leaderboard_cmd(
                 err_console.print("no games stored yet")
 
 
+BotOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Only the games of this stored bot: NAME (any of its versions) or NAME:VERSION.",
+        metavar="NAME[:VERSION]",
+    ),
+]
+OpponentOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Only the games --bot played against this bot (NAME is its highest version).",
+        metavar="NAME[:VERSION]",
+    ),
+]
+BoardOption = Annotated[
+    str | None,
+    typer.Option(help="Only this board: GAME/VARIANT (GAME alone: its standard board)."),
+]
+FaultsOption = Annotated[
+    bool, typer.Option("--faults", help="Only games where a seat faulted (that of --bot when it is given).")
+]
+DateFromOption = Annotated[
+    str | None, typer.Option("--from", help="Only games started on this day (UTC) or after.", metavar="YYYY-MM-DD")
+]
+DateToOption = Annotated[
+    str | None, typer.Option("--to", help="Only games started on this day (UTC) or before.", metavar="YYYY-MM-DD")
+]
+LimitOption = Annotated[int, typer.Option(help="At most this many.", min=1)]
+OffsetOption = Annotated[int, typer.Option(help="Skip this many first.", min=0)]
+GamesFormatOption = Annotated[
+    str, typer.Option("--format", help="table, json (as the web's /api/games) or csv (one row per seat).")
+]
+NewestOption = Annotated[bool, typer.Option("--newest", help="Newest first (--limit then keeps the newest).")]
+
+
 def games_cmd(
     db: DbOption = DEFAULT_DB,
-    tournament: Annotated[str | None, typer.Option(help="Only this tournament.")] = None,
-    bot: Annotated[
-        str | None,
-        typer.Option(
-            help="Only the games of this stored bot: NAME (any of its versions) or NAME:VERSION.",
-            metavar="NAME[:VERSION]",
-        ),
-    ] = None,
-    opponent: Annotated[
-        str | None,
-        typer.Option(
-            help="Only the games --bot played against this bot (NAME is its highest version).",
-            metavar="NAME[:VERSION]",
-        ),
-    ] = None,
-    board: Annotated[
-        str | None,
-        typer.Option(help="Only this board: GAME/VARIANT, e.g. nimmt/standard (nimmt alone: its standard board)."),
-    ] = None,
-    faults: Annotated[
-        bool, typer.Option("--faults", help="Only games where a seat faulted (that of --bot when it is given).")
-    ] = False,
-    date_from: Annotated[
-        str | None, typer.Option("--from", help="Only games started on this day (UTC) or after.", metavar="YYYY-MM-DD")
-    ] = None,
-    date_to: Annotated[
-        str | None, typer.Option("--to", help="Only games started on this day (UTC) or before.", metavar="YYYY-MM-DD")
-    ] = None,
-    limit: Annotated[int, typer.Option(help="At most this many.", min=1)] = 50,
-    offset: Annotated[int, typer.Option(help="Skip this many first.", min=0)] = 0,
-    format_: Annotated[
-        str, typer.Option("--format", help="table, json (as the web's /api/games) or csv (one row per seat).")
-    ] = "table",
-    newest: Annotated[bool, typer.Option("--newest", help="Newest first (--limit then keeps the newest).")] = False,
+    tournament: TournamentOption = None,
+    bot: BotOption = None,
+    opponent: OpponentOption = None,
+    board: BoardOption = None,
+    faults: FaultsOption = False,
+    date_from: DateFromOption = None,
+    date_to: DateToOption = None,
+    limit: LimitOption = 50,
+    offset: OffsetOption = 0,
+    format_: GamesFormatOption = "table",
+    newest: NewestOption = False,
 ) -> None:
     """List stored games, oldest first, or newest first with --newest (`arena replay GAME_ID`
     shows one), filtered as the web's games page filters them."""

@@ -28,21 +28,39 @@ from arena.cli.cluster import (
 from arena.cli.common import (
     DEFAULT_DB,
     FORMATS,
-    GAME_HELP,
-    SANDBOX_HELP,
     DbOption,
-    SettingsFileOption,
-    VariantOption,
+    FormatOption,
+    YesOption,
     console,
     deal_source,
     err_console,
     fail,
-    game_settings,
     open_store,
     print_board,
     print_table,
     remember_folders,
     user_errors,
+)
+from arena.cli.options import (
+    DEFAULTS,
+    ConcurrencyOption,
+    DealsOption,
+    FairTimeOption,
+    GameOption,
+    MatchOptions,
+    MoveTimeOption,
+    NameOption,
+    SandboxOption,
+    SeedOption,
+    SetOption,
+    SettingsFileOption,
+    StartupTimeOption,
+    TimeBankOption,
+    VariantOption,
+    choose_game,
+    named_bots,
+    plays,
+    title_of,
 )
 from arena.text import json_shown, shown
 from arena.tournaments.plan import deals_of, resume_command
@@ -54,35 +72,55 @@ if TYPE_CHECKING:
 tournament_app = typer.Typer(help="Round-robin tournaments with duplicate deals.", no_args_is_help=True)
 
 
+TournamentNameArgument = Annotated[
+    str, typer.Argument(help="The tournament's name (`arena tournament list`).", metavar="NAME")
+]
+TableSizeOption = Annotated[
+    int | None,
+    typer.Option(
+        help="Seats per game (default: every bot, up to 10: each table is the whole field; fewer seats, more"
+        " tables: every combination of that many bots).",
+        min=2,
+        show_default=False,
+    ),
+]
+
+
+BotsArgument = Annotated[
+    list[str], typer.Argument(help="Bot folders, or stored bots as NAME or NAME:VERSION.", metavar="BOT...")
+]
+ResumeOption = Annotated[bool, typer.Option(help="Finish the tournament --name: play only the games not stored.")]
+AddOption = Annotated[
+    list[str],
+    typer.Option(
+        "--add",
+        help="With --resume: add this bot (folder or NAME[:VERSION]) to the league; only the tables that seat"
+        " an added bot are played (repeatable).",
+        metavar="BOT",
+    ),
+]
+
+
 @tournament_app.command("run")
 def tournament_run(
-    bots: Annotated[
-        list[str], typer.Argument(help="Bot folders, or stored bots as NAME or NAME:VERSION.", metavar="BOT...")
-    ] = [],  # noqa: B006
-    table_size: Annotated[int | None, typer.Option(help="Seats per game (default: all bots, up to 10).", min=2)] = None,
-    deals: Annotated[int, typer.Option(help="Deals per table; each is played once per seat rotation.", min=1)] = 4,
-    concurrency: Annotated[int, typer.Option(help="Matches played at once (on one machine).", min=1)] = 2,
+    bots: BotsArgument = [],  # noqa: B006
+    table_size: TableSizeOption = None,
+    deals: DealsOption = DEFAULTS.deals,
+    concurrency: ConcurrencyOption = DEFAULTS.concurrency,
     db: DbOption = DEFAULT_DB,
-    name: Annotated[str | None, typer.Option(help="The tournament's name (needed to --resume it).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and the deals.")] = None,
-    sandbox_name: Annotated[str, typer.Option("--sandbox", help=SANDBOX_HELP)] = "auto",
-    resume: Annotated[bool, typer.Option(help="Finish the tournament --name: play only the games not stored.")] = False,
-    add: Annotated[
-        list[str],
-        typer.Option(
-            "--add",
-            help="With --resume: add this bot (folder or NAME[:VERSION]) to the league; only the tables that seat"
-            " an added bot are played (repeatable).",
-            metavar="BOT",
-        ),
-    ] = [],  # noqa: B006
-    game: Annotated[str | None, typer.Option(help=f"{GAME_HELP} Default nimmt.", show_default=False)] = None,
-    set_: Annotated[list[str], typer.Option("--set", help="A game setting KEY=VALUE (repeatable).")] = [],  # noqa: B006
-    move_time: Annotated[float, typer.Option(help="Seconds per move.", min=0.001)] = 1.0,
-    time_bank: Annotated[float, typer.Option(help="Extra seconds per game for moves that overrun.", min=0.0)] = 10.0,
-    startup_time: Annotated[float, typer.Option(help="Seconds a bot has to start and answer hello.", min=0.001)] = 10.0,
-    variant: VariantOption = None,
-    settings_file: SettingsFileOption = None,
+    name: NameOption = None,
+    seed: SeedOption = DEFAULTS.seed,
+    sandbox_name: SandboxOption = DEFAULTS.sandbox,
+    resume: ResumeOption = False,
+    add: AddOption = [],  # noqa: B006
+    game: GameOption = DEFAULTS.game,
+    set_: SetOption = [],  # noqa: B006
+    move_time: MoveTimeOption = DEFAULTS.move_time,
+    time_bank: TimeBankOption = DEFAULTS.time_bank,
+    startup_time: StartupTimeOption = DEFAULTS.startup_time,
+    variant: VariantOption = DEFAULTS.variant,
+    settings_file: SettingsFileOption = DEFAULTS.settings_file,
+    fair_time: FairTimeOption = DEFAULTS.fair_time,
     cluster: ClusterOption = None,
     wait_workers: WaitWorkersOption = None,
     tls_ca_file: TlsCaOption = None,
@@ -96,9 +134,7 @@ def tournament_run(
     from rich.live import Live
 
     from arena.cli.live import LiveProgress
-    from arena.cli.sandbox import check_games
     from arena.games.registry import get_game
-    from arena.play.match import TimeLimits
     from arena.store import StoreError
     from arena.tournaments.plan import schedule_of
     from arena.tournaments.roundrobin import (
@@ -110,18 +146,32 @@ def tournament_run(
         variant_of,
     )
 
+    options = MatchOptions(
+        game=game,
+        sets=tuple(set_),
+        variant=variant,
+        settings_file=settings_file,
+        move_time=move_time,
+        time_bank=time_bank,
+        startup_time=startup_time,
+        sandbox=sandbox_name,
+        seed=seed,
+        fair_time=fair_time,
+        concurrency=concurrency,
+        deals=deals,
+    )
     sigterm_as_ctrl_c()  # stopped by a service manager or `kill`: interrupted, resumable
     with user_errors(), contextlib.ExitStack() as held:
         if add and not resume:
             fail(f"--add {add[0]}: it adds a bot to an existing league: use it with --resume --name NAME")
         if resume and name is None:
             fail("--resume needs the --name of the tournament to finish")
-        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, sandbox_name)
-        store = open_store(db, must_exist=resume)
-        held.callback(store.close)  # the last thing done: the -wal folded into the file
+        on_cluster = join(held, cluster, tls_of(tls_ca_file, tls_cert, tls_key), wait_workers, options.sandbox)
         joining: list[tuple[str, Any]] = []
         if resume:
             assert name is not None
+            store = open_store(db)
+            held.callback(store.close)  # the last thing done: the -wal folded into the file
             tournament = store.get_tournament(name)
             if tournament is None:
                 known = ", ".join(store.tournament_names()) or "none yet"
@@ -140,33 +190,34 @@ def tournament_run(
             stored_games(store, tournament, stored, schedule_of(tournament))
             joining = bots_to_add(store, add, tournament, config)  # checked before anything is written
         else:
-            game = game or "nimmt"
             if len(bots) < 2:
                 fail("a tournament needs at least 2 bots")
-            stored = [store.resolve_bot(b) for b in bots]
-            remember_folders(bots, stored)
-            refs = [b.ref for b in stored]
+            found = named_bots(bots, db)  # read, not stored: every check below comes first
+            refs = [f"{b.name}:{b.version}" for b in found]
             if len(set(refs)) != len(refs):
                 fail(f"a bot is named twice: {', '.join(refs)}")
-            size = table_size or min(len(stored), 10)
-            if size > len(stored):
-                fail(f"--table-size {size} is more than the {len(stored)} bots")
-            settings = game_settings(set_, variant, settings_file)
-            rules = get_game(game).rules
-            check_games([b.load() for b in stored], game)
-            parsed = msgspec.to_builtins(rules.parse_settings(settings, size))
-            limits = TimeLimits(round(move_time * 1000), round(time_bank * 1000), round(startup_time * 1000))
-            config = TournamentConfig([b.ref for b in stored], size, deals, limits)
-            name = name or f"{game}-{dt.datetime.now():%Y%m%d-%H%M%S}"
-            seed, secret = deal_source(seed)
+            size = table_size or min(len(found), 10)
+            if size > len(found):
+                fail(f"--table-size {size} is more than the {len(found)} bots")
+            chosen = choose_game(options.game, [plays(b) for b in found])
+            parsed = msgspec.to_builtins(get_game(chosen).rules.parse_settings(options.settings(), size))
+            store = open_store(db, must_exist=False)
+            held.callback(store.close)  # the last thing done: the -wal folded into the file
+            stored = [store.resolve_bot(b) for b in bots]  # folders are stored now, and only now
+            remember_folders(bots, stored)
+            config = TournamentConfig(
+                [b.ref for b in stored], size, options.deals, options.limits(), fair_time=options.fair_time
+            )
+            name = name or f"{chosen}-{dt.datetime.now():%Y%m%d-%H%M%S}"
+            seed, secret = deal_source(options.seed)
             tournament = store.create_tournament(
-                name, game, variant_of(parsed), parsed, seed, msgspec.to_builtins(config), secret
+                name, chosen, variant_of(parsed), parsed, seed, msgspec.to_builtins(config), secret
             )
         held.enter_context(store.lease(tournament.id))  # one run at a time; released at the end
         if joining:
             tournament, config, stored = grow_league(store, tournament, config, stored, joining)
         try:
-            player = open_player(stored, sandbox_name, concurrency, on_cluster)
+            player = open_player(stored, options.sandbox, options.concurrency, on_cluster)
             store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
         except BaseException:  # a failed start does not leave the tournament "running"
             if tournament.status != "finished":
@@ -174,7 +225,8 @@ def tournament_run(
                     store.set_status(tournament.id, "interrupted")
             raise
         console.print(
-            f"tournament [bold]{escape(shown(tournament.name))}[/] · {tournament.game} · {len(stored)} bots, tables of"
+            f"tournament [bold]{escape(shown(tournament.name))}[/] · {escape(title_of(tournament.game))} · {len(stored)}"
+            f" bots, tables of"
             f" {config.table_size}, {config.deals} deal{'s' * (config.deals != 1)} · seed {tournament.seed} · {db}"
         )
         console.print("deals: " + deals_of(tournament)[1], markup=False)
@@ -305,7 +357,7 @@ TOURNAMENT_FIELDS = (
 @tournament_app.command("list")
 def tournament_list(
     db: DbOption = DEFAULT_DB,
-    format_: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
+    format_: FormatOption = "table",
 ) -> None:
     """The tournaments in the database: board, status, games played of those scheduled, when."""
     with user_errors():
@@ -374,11 +426,14 @@ def tournament_list(
             err_console.print("no tournaments yet (`arena tournament run` starts one)")
 
 
+ShowFormatOption = Annotated[str, typer.Option("--format", help="text or json.")]
+
+
 @tournament_app.command("show")
 def tournament_show(
-    name: Annotated[str, typer.Argument(help="The tournament's name (`arena tournament list`).", metavar="NAME")],
+    name: TournamentNameArgument,
     db: DbOption = DEFAULT_DB,
-    format_: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    format_: ShowFormatOption = "text",
 ) -> None:
     """One tournament: its settings, bots and versions, seed, schedule, time limits,
     status and progress, and how to resume it when it was interrupted."""
@@ -469,9 +524,9 @@ def tournament_show(
 
 @tournament_app.command("delete")
 def tournament_delete(
-    name: Annotated[str, typer.Argument(help="The tournament's name (`arena tournament list`).", metavar="NAME")],
+    name: TournamentNameArgument,
     db: DbOption = DEFAULT_DB,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (needed when not at a terminal).")] = False,
+    yes: YesOption = False,
 ) -> None:
     """Delete a tournament, its games and their seats (one transaction). Its bots stay;
     a tournament that an arena is running is refused."""

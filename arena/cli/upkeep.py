@@ -11,12 +11,14 @@ from rich.markup import escape
 from arena.cli.common import DEFAULT_DB, DbOption, console, fail, open_store, user_errors
 from arena.text import shown
 
+DestArgument = Annotated[
+    Path,
+    typer.Argument(help="The backup's file (new); its snapshots go to <DEST>-bots/ beside it.", metavar="DEST"),
+]
+
 
 def backup_cmd(
-    dest: Annotated[
-        Path,
-        typer.Argument(help="The backup's file (new); its snapshots go to <DEST>-bots/ beside it.", metavar="DEST"),
-    ],
+    dest: DestArgument,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Back a database up with its bot snapshots, together, consistent (safe while a
@@ -38,11 +40,12 @@ def backup_cmd(
     )
 
 
+SnapshotsOption = Annotated[bool, typer.Option(help="Also check each bot's snapshot folder against its stored hash.")]
+
+
 def check_cmd(
     db: DbOption = DEFAULT_DB,
-    snapshots: Annotated[
-        bool, typer.Option(help="Also check each bot's snapshot folder against its stored hash.")
-    ] = True,
+    snapshots: SnapshotsOption = True,
 ) -> None:
     """Check a database (a backup, or the file after a crash): SQLite's integrity and
     foreign-key checks, its schema version, each bot's snapshot. Exit 1 on a problem.

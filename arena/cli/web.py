@@ -20,28 +20,36 @@ async def _until_stopped() -> None:
             return
 
 
+HostOption = Annotated[str, typer.Option(help="The address to listen on (0.0.0.0 for every interface).")]
+PortOption = Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)]
+SubmissionsOption = Annotated[
+    bool,
+    typer.Option(
+        "--submissions",
+        help="Also take bots from authors (`arena author add` makes them): the only writes the server makes.",
+    ),
+]
+PerHourOption = Annotated[
+    int,
+    typer.Option("--submissions-per-hour", help="With --submissions: at most this many an author an hour.", min=1),
+]
+MaxUploadMbOption = Annotated[
+    float, typer.Option("--max-upload-mb", help="With --submissions: the largest upload, packed.", min=0.01)
+]
+UploadSecondsOption = Annotated[
+    float,
+    typer.Option("--upload-seconds", help="With --submissions: the longest an upload may take to arrive.", min=0.1),
+]
+
+
 def serve(
     db: DbOption = DEFAULT_DB,
-    host: Annotated[str, typer.Option(help="The address to listen on (0.0.0.0 for every interface).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8000,
-    submissions: Annotated[
-        bool,
-        typer.Option(
-            "--submissions",
-            help="Also take bots from authors (`arena author add` makes them): the only writes the server makes.",
-        ),
-    ] = False,
-    per_hour: Annotated[
-        int,
-        typer.Option("--submissions-per-hour", help="With --submissions: at most this many an author an hour.", min=1),
-    ] = 10,
-    max_upload_mb: Annotated[
-        float, typer.Option("--max-upload-mb", help="With --submissions: the largest upload, packed.", min=0.01)
-    ] = 20.0,
-    upload_seconds: Annotated[
-        float,
-        typer.Option("--upload-seconds", help="With --submissions: the longest an upload may take to arrive.", min=0.1),
-    ] = 120.0,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 8000,
+    submissions: SubmissionsOption = False,
+    per_hour: PerHourOption = 10,
+    max_upload_mb: MaxUploadMbOption = 20.0,
+    upload_seconds: UploadSecondsOption = 120.0,
 ) -> None:
     """Serve the leaderboards, tournaments, bots and replays as web pages and JSON.
 

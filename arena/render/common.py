@@ -78,11 +78,12 @@ def standings_table(
     statuses: Sequence[SeatStatus],
     labels: Sequence[str],
     score: str = "score",
+    title: str = "Final standings",
 ) -> Table:
     """A game's final standings, written once for every game and command (``arena play``,
     ``arena replay``): rank, seat, score (headed ``score``, or as the game names it),
     and each seat's status with the kinds of its faults (red when not ok), best first."""
-    table = Table(title="Final standings", title_justify="left")
+    table = Table(title=title, title_justify="left")
     for column, justify in (("rank", "right"), ("seat", "left"), (score, "right"), ("status", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for seat in sorted(range(len(labels)), key=lambda s: (ranks[s], s)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -12,7 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import typer
 
+from arena.cli import common
+from arena.cli.options import Plays, choose_game
+from arena.games.registry import CatalogError
 from arena.play import replay
 
 from ..conftest import ROOT, SAMPLES, MakeBot, bot_pids
@@ -235,3 +240,43 @@ def test_replay_shows_each_seats_stderr_and_faults(make_bot: MakeBot, tmp_path: 
     assert "thinking about request 1" in out and "thinking about request 2" in out
     assert "fault (illegal, round 1, turn 1): illegal play answer 0" in out and '"answer": 0' in out
     assert "(nothing on stderr)" in out  # the random bot's
+
+
+# --- the game chosen from the bots ------------------------------------------------------------
+
+
+def chosen(asked: str | None, *bots: tuple[str, tuple[str, ...]]) -> tuple[str | None, str]:
+    """``choose_game`` of ``bots`` (name, games): the game, or None when it refused, and
+    what it said on stderr."""
+    said = io.StringIO()
+    saved = common.err_console.file
+    common.err_console.file = said
+    try:
+        return choose_game(asked, [Plays(name, f"/bots/{name}", games) for name, games in bots]), said.getvalue()
+    except typer.Exit:
+        return None, said.getvalue()
+    finally:
+        common.err_console.file = saved
+
+
+def test_the_game_is_the_one_every_bot_plays() -> None:
+    assert chosen(None, ("a", ("sixes",)), ("b", ("nimmt", "sixes"))) == ("sixes", "")
+    game, note = chosen(None, ("a", ("sixes", "nimmt")), ("b", ("nimmt", "sixes")))
+    assert game == "nimmt" and "the bots all play nimmt, sixes: playing nimmt" in note  # the registry's order
+    game, note = chosen(None)
+    assert game == "nimmt" and "no bot to choose the game from" in note
+    assert chosen("sixes", ("a", ("nimmt", "sixes")), ("b", ("sixes",))) == ("sixes", "")
+
+
+def test_a_game_not_every_bot_plays_is_refused_in_one_line() -> None:
+    game, said = chosen(None, ("a", ("sixes",)), ("b", ("nimmt",)), ("c", ()))
+    assert game is None and said.count("\n") == 1
+    assert "the bots have no game in common: a plays sixes; b plays nimmt; c plays no game" in said
+    game, said = chosen(None, ("a", ("chess",)), ("b", ("chess", "nimmt")))
+    assert game is None and "the bots all play chess, which this arena does not know" in said
+    game, said = chosen("nimmt", ("a", ("nimmt",)), ("b", ("sixes",)))
+    assert (
+        game is None and "/bots/b: b does not play nimmt (its bot.toml lists sixes): to play it, --game sixes" in said
+    )
+    with pytest.raises(CatalogError, match="unknown game 'go': choose one of nimmt, sixes"):
+        chosen("go", ("a", ("nimmt",)))

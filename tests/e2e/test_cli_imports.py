@@ -120,6 +120,7 @@ def test_help_loads_nothing_heavy() -> None:
     assert heavy(modules) == []
     assert running(modules) == []
     assert {"arena.cli.tournaments", "arena.cli.results", "arena.cli.gauntlet", "arena.cli.web"} <= modules
+    assert "arena.games.registry" not in modules  # no help text lists the games by reading them
 
 
 def test_games_and_leaderboard_load_no_referee_sandbox_or_web(small_db: Path) -> None:
@@ -146,7 +147,10 @@ def test_tournament_list_and_show_load_no_trio_or_docker(small_db: Path) -> None
 
 
 def test_no_sub_app_module_imports_the_main_module() -> None:
-    modules = ("common", "sandbox", "tournaments", "results", "gauntlet", "web", "live", "games")
+    modules = (
+        "common", "options", "sandbox", "tournaments", "results", "gauntlet", "ladder", "web", "live", "play",
+        "replay", "bots", "images", "games",
+    )  # fmt: skip
     for module in modules:
         code = f"import sys; import arena.cli.{module}; assert 'arena.cli.main' not in sys.modules"
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -223,6 +223,16 @@ def test_tournament_prints_plain_progress_lines_when_not_on_a_terminal(league: L
     assert "\x1b" not in league.nimmt.stderr + league.nimmt.stdout, "no colours, no cursor moves"
 
 
+def test_a_tournament_on_a_terminal_heads_its_live_table_as_the_game_does(tmp_path: Path) -> None:
+    """The header names the game by its title, and the live top of the table heads the
+    average score as the game's record does (6 nimmt!: penalty points)."""
+    bots = [str(SAMPLES / "heuristic"), str(SAMPLES / "random")]
+    shown = on_terminal("tournament", "run", *bots, "--deals", "1", "--set", "rounds=1", "--sandbox", "local",
+                        "--db", str(tmp_path / "t.db"), "--name", "t", columns=120)  # fmt: skip
+    assert "tournament t · 6 nimmt! · 2 bots" in shown, shown
+    assert "top of the table (wins so far)" in shown and "Penalty/round" in shown, shown
+
+
 # --- item 12: arena games ---------------------------------------------------------------------
 
 

@@ -226,6 +226,21 @@ def test_without_a_test_a_fixed_number_of_deals(tmp_path: Path) -> None:
     assert "verdict: done: lowest:1.0.0 against the field: Elo " in show, show
 
 
+def test_a_gauntlet_plays_the_game_its_bots_play(tmp_path: Path) -> None:
+    """Bots of another game than the first the arena knows: no --game needed, and the
+    header names the game by its title."""
+    db = tmp_path / "arena.db"
+    run = arena(
+        "gauntlet", str(SAMPLES / "sixes-heuristic"), "--vs", str(SAMPLES / "sixes-random"), "--deals", "1",
+        "--sandbox", "local", "--db", str(db), "--name", "s", "--seed", "3",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "gauntlet s · Sixes · sixes-heuristic:1.0.0 against sixes-random:1.0.0 · tables of 2" in run.stdout
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT game FROM tournaments").fetchall() == [("sixes",)]
+    assert stored(db, "s") == 2
+
+
 def dump(db: Path) -> list[str]:
     with sqlite3.connect(db) as conn:
         return list(conn.iterdump())
@@ -265,13 +280,20 @@ def test_bad_input_is_one_line_and_changes_nothing(league: Path, args: list[str]
 def test_a_gauntlet_against_itself_is_refused(league: Path, tmp_path: Path) -> None:
     db = league
     before = dump(db)
+    snapshots = sorted(p.name for p in (db.parent / "arena-bots").iterdir())
     for vs in ([HEURISTIC], ["heuristic"], [RANDOM, "heuristic:1.0.0"]):
         run = arena("gauntlet", HEURISTIC, "--vs", *vs, "--sprt", "elo1=10", "--db", str(db), "--sandbox", "local")
         assert run.returncode != 0, vs
         assert "is among its own opponents" in run.stderr and run.stderr.count("\n") == 1, run.stderr
         assert dump(db) == before  # not even random was stored
-    other_game = arena("gauntlet", str(SAMPLES / "sixes-heuristic"), "--vs", RANDOM, "--db", str(db))
+    other_game = arena("gauntlet", str(SAMPLES / "sixes-heuristic"), "--vs", RANDOM, "--db", str(db), "--game", "nimmt")
     assert other_game.returncode != 0 and "does not play nimmt" in other_game.stderr and dump(db) == before
+    no_common = arena("gauntlet", str(SAMPLES / "sixes-heuristic"), "--vs", RANDOM, "heuristic", "--db", str(db))
+    assert no_common.returncode == 2 and no_common.stderr.count("\n") == 1, no_common.stderr
+    assert (
+        "no game in common: sixes-heuristic plays sixes; random plays nimmt; heuristic plays nimmt" in no_common.stderr
+    )
+    assert dump(db) == before and sorted(p.name for p in (db.parent / "arena-bots").iterdir()) == snapshots
     twice = arena("gauntlet", HEURISTIC, "--vs", RANDOM, RANDOM, "--db", str(db), "--sandbox", "local")
     assert twice.returncode != 0 and "--vs names random:1.0.0 twice" in twice.stderr
     missing = tmp_path / "none.db"

@@ -46,7 +46,7 @@ from arena.tournaments.ladder import (
 )
 from arena.tournaments.roundrobin import TournamentConfig
 
-from ..conftest import MakeBot, one_clean_line, serving
+from ..conftest import SAMPLES, MakeBot, one_clean_line, serving
 from .test_cluster import Workers, scheduler, workers  # noqa: F401 (fixtures)
 from .test_pipeline import base, sample  # noqa: F401 (a fixture)
 
@@ -684,3 +684,42 @@ def test_a_game_budget_ends_the_run_and_old_replays_are_pruned_results_kept(
         except urllib.error.HTTPError as exc:
             assert exc.code == 410 and "was pruned" in exc.read().decode()
         assert urllib.request.urlopen(f"{site}/api/games/{ids[-1]}/replay", timeout=10).status == 200
+
+
+def sixes_sample(where: Path, name: str) -> Path:
+    """``sample_bots/sixes-random`` as ``name`` 1.0, world-readable (as ``sample`` is)."""
+    folder = where / "folders" / f"{name}-1.0"
+    shutil.copytree(SAMPLES / "sixes-random", folder)
+    text = (folder / "bot.toml").read_text().replace('name = "sixes-random"', f'name = "{name}"')
+    (folder / "bot.toml").write_text(text.replace('version = "1.0.0"', 'version = "1.0"'))
+    for path in (where / "folders", folder, *folder.rglob("*")):
+        os.chmod(path, 0o755)
+    return folder
+
+
+def test_a_new_ladder_plays_the_game_its_active_bots_play(
+    base: Path,  # noqa: F811
+    ladders: list[subprocess.Popen[str]],
+) -> None:
+    """Created without --game, a ladder takes the game every active bot plays (here not
+    the first the arena knows); active bots with no game in common are refused in one
+    line that asks for --game, before the ladder is created."""
+    db = base / "arena.db"
+    for name in ("sue", "sid"):
+        activate(db, sixes_sample(base, name))
+    mixed = base / "mixed.db"
+    activate(mixed, sixes_sample(base, "sal"))
+    activate(mixed, sample(base, "ann"))
+    refused = subprocess.run([ARENA, "ladder", "run", "--db", str(mixed)], capture_output=True, text=True, timeout=120)
+    one_clean_line(refused, "no game in common: sal plays sixes; ann plays nimmt", "--game names the ladder's")
+    with sqlite3.connect(f"file:{mixed}?mode=ro", uri=True) as con:
+        assert con.execute("SELECT count(*) FROM tournaments").fetchone() == (0,)
+    ladder = start(db, "--sandbox", "local", "--table-size", "2", "--games", "2")
+    ladders.append(ladder)
+    assert ladder.wait(timeout=300) == 0, said(ladder)
+    output = said(ladder)
+    assert "ladder ladder created: Sixes, tables of 2" in output, output
+    assert "ladder ladder · Sixes · tables of 2" in output, output
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        assert con.execute("SELECT game FROM tournaments").fetchall() == [("sixes",)]
+    assert len(games(db)) >= 2

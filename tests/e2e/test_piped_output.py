@@ -83,7 +83,7 @@ def test_play_header_and_replay_seat_table_are_whole_lines_into_a_pipe(make_bot:
                    "--sandbox", "local", "--replay", str(replay))  # fmt: skip
     assert played.returncode == 0, played.stderr
     lines = played.stdout.splitlines()
-    header = next(line for line in lines if line.startswith("nimmt · 2 seats"))
+    header = next(line for line in lines if line.startswith("6 nimmt! · 2 seats"))
     assert "own PID namespace" in header and "seccomp filter), own cgroup (" in header, played.stdout
     assert any(line == f"seats: A {LONG_NAME}, B random" for line in lines), played.stdout
     assert "…" not in played.stdout

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -247,7 +248,7 @@ def test_bot_add_and_list(tmp_path: Path, make_bot: MakeBot) -> None:
 def test_a_bot_that_does_not_list_the_game_is_not_seated(tmp_path: Path, make_bot: MakeBot) -> None:
     other = make_bot("otherbot", "", games='["sixes"]')
     for args in (
-        ["play", str(other), str(SAMPLES / "random"), "--sandbox", "local"],
+        ["play", str(other), str(SAMPLES / "random"), "--sandbox", "local", "--game", "nimmt"],
         [
             "tournament",
             "run",
@@ -257,12 +258,93 @@ def test_a_bot_that_does_not_list_the_game_is_not_seated(tmp_path: Path, make_bo
             str(tmp_path / "x.db"),
             "--sandbox",
             "local",
+            "--game",
+            "nimmt",
         ],
     ):
         result = arena(*args)
         assert result.returncode != 0
         assert "otherbot does not play nimmt (its bot.toml lists sixes)" in result.stderr
         assert "Traceback" not in result.stderr
+    for args in (
+        ["play", str(other), str(SAMPLES / "random")],
+        ["tournament", "run", str(other), str(SAMPLES / "random")],
+    ):
+        result = arena(*args, "--sandbox", "local", "--db", str(tmp_path / "x.db"))
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert "the bots have no game in common: otherbot plays sixes; random plays nimmt" in result.stderr
+
+
+def bots_and_snapshots(db: Path) -> tuple[list[tuple[object, ...]], list[str]]:
+    """The bot rows of ``db`` (read from the file) and the snapshot folders beside it."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        rows = connection.execute("SELECT name, version, hash FROM bots ORDER BY id").fetchall()
+    folder = db.with_name(f"{db.stem}-bots")
+    return rows, sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_a_refused_tournament_stores_no_bot(tmp_path: Path, make_bot: MakeBot) -> None:
+    """Whatever refuses the bots' game (one that does not play --game, none in common),
+    it refuses before any bot is stored: no row, no snapshot, in a database that holds
+    bots already, and no file at all where there was none."""
+    db = tmp_path / "league.db"
+    assert arena("bot", "add", str(SAMPLES / "heuristic"), "--db", str(db)).returncode == 0
+    before = bots_and_snapshots(db)
+    assert len(before[0]) == 1 and len(before[1]) == 1
+    other = make_bot("otherbot", "", games='["sixes"]')
+    refused = [
+        [str(SAMPLES / "random"), str(other), "--game", "nimmt"],  # the first bot plays it: not stored either
+        [str(SAMPLES / "random"), str(other)],
+        [str(SAMPLES / "random"), "heuristic", str(SAMPLES / "sixes-random")],
+        [str(SAMPLES / "random"), "heuristic", "--game", "sixes"],
+    ]
+    for args in refused:
+        result = arena("tournament", "run", *args, "--db", str(db), "--sandbox", "local")
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "does not play" in result.stderr or "no game in common" in result.stderr, result.stderr
+        assert bots_and_snapshots(db) == before, args
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+            assert connection.execute("SELECT count(*) FROM tournaments").fetchone() == (0,)
+    fresh = tmp_path / "fresh.db"
+    result = arena("tournament", "run", str(SAMPLES / "random"), str(other), "--db", str(fresh))
+    assert result.returncode == 2 and "no game in common" in result.stderr
+    assert not fresh.exists() and not fresh.with_name("fresh-bots").exists()
+
+
+def test_the_game_is_the_one_every_bot_plays_first_in_the_registrys_order(tmp_path: Path, make_bot: MakeBot) -> None:
+    """Bots that list two games play the first the arena knows (not the first their
+    bot.toml lists), said in a note; the header names the game by its title."""
+    random_bot = (SAMPLES / "random" / "bot.py").read_text()
+    both = [make_bot(name, random_bot, games='["sixes", "nimmt"]') for name in ("both-a", "both-b")]
+    db = tmp_path / "both.db"
+    ran = arena("tournament", "run", *map(str, both), "--deals", "1", "--set", "rounds=1", "--sandbox", "local",
+                "--db", str(db), "--name", "both")  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert "note: the bots all play nimmt, sixes: playing nimmt (--game chooses another)" in ran.stderr
+    assert "tournament both · 6 nimmt! · 2 bots" in ran.stdout, ran.stdout
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        assert connection.execute("SELECT game FROM tournaments").fetchall() == [("nimmt",)]
+
+
+def test_a_tournament_of_an_outside_game_needs_no_game_option(tmp_path: Path) -> None:
+    """Liar's dice, registered only through ARENA_GAMES: its bots play it without --game,
+    and the header names it by its title."""
+    from .games.liars_dice.helpers import arena as liars_arena
+    from .games.liars_dice.helpers import liars_bots
+
+    bots = liars_bots(Path(tempfile.mkdtemp(prefix="arena-test-liars-")))
+    db = tmp_path / "liars.db"
+    try:
+        ran = liars_arena("tournament", "run", *map(str, bots), "--deals", "1", "--sandbox", "local",
+                          "--db", str(db), "--name", "dice")  # fmt: skip
+    finally:
+        shutil.rmtree(bots[0].parent, ignore_errors=True)
+    assert ran.returncode == 0, ran.stderr
+    assert "tournament dice · Liar's dice · 2 bots, tables of 2" in ran.stdout, ran.stdout
+    assert "note:" not in ran.stderr
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        assert connection.execute("SELECT game FROM tournaments").fetchall() == [("liars-dice",)]
+        assert connection.execute("SELECT count(*) FROM games").fetchone() == (2,)
 
 
 def test_settings_from_a_file_and_bad_settings(tmp_path: Path) -> None:
@@ -290,3 +372,19 @@ def test_settings_from_a_file_and_bad_settings(tmp_path: Path) -> None:
         result = arena("play", str(SAMPLES / "random"), str(SAMPLES / "lowest"), "--sandbox", "local", *args)
         assert result.returncode != 0 and needle in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_fair_time_can_be_turned_off_and_is_shown(tmp_path: Path) -> None:
+    """`--no-fair-time`, an option of every command that plays: stored with the
+    tournament, and said by `tournament show`."""
+    db = tmp_path / "t.db"
+    bots = [str(SAMPLES / "heuristic"), str(SAMPLES / "random")]
+    common = ["--deals", "1", "--set", "rounds=1", "--sandbox", "local", "--db", str(db)]
+    assert arena("tournament", "run", *bots, *common, "--name", "free", "--no-fair-time").returncode == 0
+    assert arena("tournament", "run", *bots, *common, "--name", "fair").returncode == 0
+    assert "fair time off" in arena("tournament", "show", "free", "--db", str(db)).stdout
+    assert "fair time on" in arena("tournament", "show", "fair", "--db", str(db)).stdout
+    shown = json.loads(arena("tournament", "show", "free", "--db", str(db), "--format", "json").stdout)
+    assert shown["config"]["fair_time"] is False
+    played = arena("play", *bots, "--set", "rounds=1", "--sandbox", "local", "--no-fair-time")
+    assert played.returncode == 0, played.stderr
