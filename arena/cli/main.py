@@ -49,8 +49,8 @@ app.add_typer(image_app, name="image")
 app.add_typer(bot_app, name="bot")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(author_app, name="author")
-app.add_typer(ladder_app, name="ladder")
 app.add_typer(game_app, name="game")
+app.add_typer(ladder_app, name="ladder")
 
 
 def main() -> None:
