@@ -110,11 +110,50 @@ def test_the_ratings_library_knows_neither_the_store_nor_the_terminal() -> None:
             )
 
 
-def test_the_store_and_the_boards_name_no_game() -> None:
-    """Boards, their keys and their columns come from each game's record."""
-    words = re.compile(r"\b(nimmt|sixes|heads|chips|cards?|suit|pot)\b", re.IGNORECASE)
-    for path in [*(ROOT / "arena/store").glob("*.py"), *(ROOT / "arena/boards").glob("*.py")]:
-        named = sorted({m.group(0).lower() for m in words.finditer(code_without_docs(path))})
+NAMED_GAMES = re.compile(
+    r"\b(nimmt|sixes|heads|chips|cards?|suits?|pot|dice|bids?|goofspiel|liars?)\b|6 nimmt", re.IGNORECASE
+)
+"""Words of a game: the built-in ones and the two outside test games (table and SQL
+"rows" are every layer's, so they are not among them)."""
+
+
+def without_strings(tree: ast.AST) -> str:
+    """The code with every docstring (of a module, class, function or attribute) left out."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            node.body = [  # type: ignore[attr-defined]
+                ast.Pass() if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) else s for s in body
+            ]
+    return ast.unparse(tree)
+
+
+def outside_every_game() -> list[Path]:
+    """Every module of the arena but a game's own folder, and the ratings library."""
+    games = ROOT / "arena" / "games"
+    return [
+        path
+        for path in [*(ROOT / "arena").rglob("*.py"), *(ROOT / "leaderboard").rglob("*.py")]
+        if not (path.parent.parent == games or games in path.parents and path.parent != games)
+    ]
+
+
+def test_nothing_outside_a_game_folder_names_a_game() -> None:
+    """A game is one folder: the store, boards, ratings, referee, tournaments, cluster,
+    bot check, renderers, CLI and web ask a game's record, never name it. The registry
+    names the built-in games' modules (``BUILT_IN``), as ``ARENA_GAMES`` names others."""
+    checked = outside_every_game()
+    assert ROOT / "arena/cli/main.py" in checked and ROOT / "arena/games/registry.py" in checked
+    assert not any("nimmt" in path.parts or "sixes" in path.parts for path in checked)
+    for path in checked:
+        tree = ast.parse(path.read_text())
+        if path.name == "registry.py":
+            tree.body = [
+                node
+                for node in tree.body
+                if not (isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["BUILT_IN"])
+            ]
+        named = sorted({m.group(0).lower() for m in NAMED_GAMES.finditer(without_strings(tree))})
         assert not named, f"{path.relative_to(ROOT)} names game things: {named}"
 
 
