@@ -81,7 +81,7 @@ def leaderboard_cmd(
         store = open_store(db, read_only=True)
         if tournament is not None and store.get_tournament(tournament) is None:
             fail(f"no tournament {tournament!r} in {db} (there are: {', '.join(store.tournament_names()) or 'none'})")
-        stored = [f"{g}/{v}" for g, v in store.kinds(tournament)]
+        stored = [f"{g}/{v}" for g, v in store.played_boards(tournament)]
         keys = stored
         if game:
             if "/" in game:

@@ -76,9 +76,9 @@ class Results(Database):
         )
         return {row[0]: tuple(row[1:]) for row in rows}
 
-    def kinds(self, tournament: str | None = None) -> list[tuple[str, str]]:
+    def played_boards(self, tournament: str | None = None) -> list[tuple[str, str]]:
         """The (game, variant) pairs with stored games (of one tournament): each is rated on its own."""
-        return [(game, variant) for game, variant, _, _ in self.newest_of_kinds(tournament=tournament)]
+        return [(game, variant) for game, variant, _, _ in self.newest_of_boards(tournament=tournament)]
 
     def last_game_id(self, tournament_id: int | None = None) -> int:
         if tournament_id is None:
@@ -116,15 +116,15 @@ class Results(Database):
         row = self.db.execute("SELECT last_game, board FROM ratings WHERE scope = ?", (scope,)).fetchone()
         return None if row is None else (int(row[0]), str(row[1]))
 
-    def kind_counts(self) -> list[tuple[str, str, int]]:
+    def board_counts(self) -> list[tuple[str, str, int]]:
         """``(game, variant, games stored)`` for every kind with stored games."""
-        return [(game, variant, games) for game, variant, _, games in self.newest_of_kinds()]
+        return [(game, variant, games) for game, variant, _, games in self.newest_of_boards()]
 
-    def newest_of_kinds(self, after: int = 0, tournament: str | None = None) -> list[tuple[str, str, int, int]]:
+    def newest_of_boards(self, after: int = 0, tournament: str | None = None) -> list[tuple[str, str, int, int]]:
         """``(game, variant, newest game id, games)`` per kind, in order, of the games with
         an id above ``after`` (of one tournament): all of them (the kind index, once) or
-        only those new since (by id). The one query that lists boards (``kinds`` and
-        ``kind_counts`` read it)."""
+        only those new since (by id). The one query that lists boards (``played_boards`` and
+        ``board_counts`` read it)."""
         where, args = _scope(None, None, tournament)
         source = "games g"
         if after > 0:  # a range of ids: the table itself, not a scan of the whole kind index

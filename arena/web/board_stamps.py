@@ -1,8 +1,8 @@
-"""The stamp of each board: the newest game of its own kind, kept up to date cheaply.
+"""The stamp of each board: the id of its newest game, kept up to date cheaply.
 
-A board (a game and variant) changes only when a game of that kind arrives, so it is
-stamped with the id of its kind's newest game: a game of another kind never makes it
-stale. Reading every kind's newest game scans the kind index; instead the stamps are
+A board (a game and variant) changes only when a game of that board arrives, so it is
+stamped with the id of its newest game: a game of another board never makes it
+stale. Reading every board's newest game scans the games index; instead the stamps are
 advanced by the games new since the last reading (a range of ids, a handful of rows), and
 read whole again only when games went away (a tournament deleted) or on the first call.
 """
@@ -11,26 +11,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-Kind = tuple[str, str]
+GameVariant = tuple[str, str]
 """(game, variant)."""
 
 
 @dataclass(frozen=True)
 class BoardStamps:
-    newest: dict[Kind, int]
-    """Per kind with stored games: the id of its newest game."""
-    counts: dict[Kind, int]
-    """Per kind: its games."""
+    newest: dict[GameVariant, int]
+    """Per board with stored games: the id of its newest game."""
+    counts: dict[GameVariant, int]
+    """Per board: its games."""
     last: int
     """The newest game id of all."""
     games: int
     """All games."""
 
-    def of(self, kind: Kind) -> int:
-        """A kind's stamp (0 for a kind with no game)."""
-        return self.newest.get(kind, 0)
+    def of(self, board: GameVariant) -> int:
+        """A board's stamp (0 for a board with no game)."""
+        return self.newest.get(board, 0)
 
-    def kinds(self) -> list[Kind]:
+    def played_boards(self) -> list[GameVariant]:
         return sorted(self.newest)
 
 
@@ -46,7 +46,7 @@ def read_after(known: BoardStamps | None, last: int, games: int) -> int | None:
 
 
 def merged(known: BoardStamps | None, rows: list[tuple[str, str, int, int]]) -> BoardStamps:
-    """``known`` (None: nothing) with ``rows`` (``(game, variant, newest id, games)`` per kind
+    """``known`` (None: nothing) with ``rows`` (``(game, variant, newest id, games)`` per board
     of the games read since) added."""
     newest = dict(known.newest) if known else {}
     counts = dict(known.counts) if known else {}

@@ -164,7 +164,7 @@ def test_house_rules_get_boards_of_their_own(warned_db: Path) -> None:
     assert all(r["games"] == 9 for r in everything[FEW]) and all(r["games"] == 3 for r in everything[ONCE])
     with Store(warned_db, read_only=True) as store:
         stored = {t.name: (t.variant, t.settings) for t in store.list_tournaments()}
-        kinds = store.kind_counts()
+        kinds = store.board_counts()
     assert {name: variant for name, (variant, _) in stored.items()} == {
         "few": "standard,end_score=30",
         "once": "standard,shedding",

@@ -550,7 +550,7 @@ def test_the_workers_of_a_tournament_and_their_games(tmp_path: Path) -> None:
 
 
 def test_boards_are_listed_and_games_counted_by_one_query(tmp_path: Path) -> None:
-    """``kinds``, ``kind_counts`` and ``newest_of_kinds`` read one query, ``count_games`` is
+    """``played_boards``, ``board_counts`` and ``newest_of_boards`` read one query, ``count_games`` is
     ``count_games_of``: each answer agrees with the others, for every tournament and for all."""
     from arena.store import FinishedGame, GameFilter, SeatResult
 
@@ -569,14 +569,14 @@ def test_boards_are_listed_and_games_counted_by_one_query(tmp_path: Path) -> Non
             for number in range(games):
                 game = FinishedGame(t.id, 0, number, 0, 1, "nimmt", t.variant, 1, 1.0, "2026-01-01", seats, b"{}")
                 ids.setdefault((name, "nimmt", t.variant), []).append(store.save_game(game))
-        every = store.newest_of_kinds()
+        every = store.newest_of_boards()
         assert every == [("nimmt", "standard", ids["third", "nimmt", "standard"][-1], 4),
                          ("nimmt", "standard,rounds=1", ids["second", "nimmt", "standard,rounds=1"][-1], 2)]  # fmt: skip
-        assert store.kind_counts() == [(g, v, n) for g, v, _, n in every]
-        assert store.kinds() == [(g, v) for g, v, _, _ in every]
-        assert store.kinds("second") == [("nimmt", "standard,rounds=1")] and store.kinds("nobody") == []
+        assert store.board_counts() == [(g, v, n) for g, v, _, n in every]
+        assert store.played_boards() == [(g, v) for g, v, _, _ in every]
+        assert store.played_boards("second") == [("nimmt", "standard,rounds=1")] and store.played_boards("nobody") == []
         first_new = ids["second", "nimmt", "standard,rounds=1"][0]
-        assert store.newest_of_kinds(after=first_new) == [
+        assert store.newest_of_boards(after=first_new) == [
             ("nimmt", "standard", ids["third", "nimmt", "standard"][-1], 1),
             ("nimmt", "standard,rounds=1", first_new + 1, 1),
         ], "only the games since"

@@ -148,4 +148,4 @@ def test_stamps_advance_by_the_new_games_only() -> None:
     assert grown.counts[("nimmt", "standard")] == 8 and grown.of(("nimmt", "sixes")) == 0
     assert agrees(grown, 12, 12) and agrees(grown, 11, 11), "a game stored between the readings is counted"
     assert not agrees(grown, 12, 11), "a game deleted meanwhile: read again"
-    assert merged(known, [("bagels", "standard", 11, 1)]).kinds()[0] == ("bagels", "standard")
+    assert merged(known, [("bagels", "standard", 11, 1)]).played_boards()[0] == ("bagels", "standard")

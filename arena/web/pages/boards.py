@@ -66,7 +66,7 @@ class BoardPages:
         with self.site.db.store() as store:
             stamps = self.site.board_stamps(store)
             return IndexPage(
-                kinds=[BoardCount(**board_id(g, v), games=stamps.counts[g, v]) for g, v in stamps.kinds()],
+                kinds=[BoardCount(**board_id(g, v), games=stamps.counts[g, v]) for g, v in stamps.played_boards()],
                 tournaments=self.tournaments.tournaments(store).tournaments,
                 games=stamps.games,
                 bots=len(store.list_bots()),
@@ -104,7 +104,7 @@ class BoardPages:
                 """A tournament's board changes with its games, the others with their game and variant's."""
                 return played if tournament is not None else stamps.of((g, v))
 
-            stored = site.kinds(store, tournament, played)
+            stored = site.played_boards(store, tournament, played)
             if game is not None and variant is not None:
                 chosen = [(game, variant)]
             else:
@@ -140,7 +140,7 @@ class BoardPages:
                 variant=variant,
                 tournament=tournament,
                 anchor=anchor_text,
-                kinds=[BoardId(**board_id(g, v)) for g, v in stamps.kinds()],
+                kinds=[BoardId(**board_id(g, v)) for g, v in stamps.played_boards()],
                 tournaments=store.tournament_names(),
                 boards=boards,
             )

@@ -202,10 +202,10 @@ class Site:
         after = read_after(known, last, games)
         if after is None and known is not None:
             return known
-        found = merged(known if after else None, store.newest_of_kinds(after or 0))
+        found = merged(known if after else None, store.newest_of_boards(after or 0))
         went_away = known is not None and not after
         if after and not agrees(found, last, games):  # games went away meanwhile
-            found = merged(None, store.newest_of_kinds())
+            found = merged(None, store.newest_of_boards())
             went_away = True
         if went_away:  # a board's newest game may still be there, its deleted games not
             self.cache.forget()
@@ -292,11 +292,11 @@ class Site:
             current = store.newest_in_scope(*scope) <= stored[0]
             self.cache.put(key, stamp if current else STALE, decode(stored[1]))
 
-    def kinds(self, store: Store, tournament: str | None = None, games: int = 0) -> list[tuple[str, str]]:
+    def played_boards(self, store: Store, tournament: str | None = None, games: int = 0) -> list[tuple[str, str]]:
         """The boards with stored games (of ``tournament``, which has ``games`` games)."""
         if tournament is None:
-            return self.board_stamps(store).kinds()
-        return list(self.cached(store, ("kinds", tournament), games, lambda s: s.kinds(tournament)).value)
+            return self.board_stamps(store).played_boards()
+        return list(self.cached(store, ("kinds", tournament), games, lambda s: s.played_boards(tournament)).value)
 
     def head_to_head(self, store: Store, stamp: int, board: Board) -> dict[str, Any]:
         """The board's head-to-head matrix (``leaderboard.headtohead.matrix``), bots in its
