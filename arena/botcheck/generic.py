@@ -1,6 +1,6 @@
 """The battery for a game that brings none of its own: fresh deals at the smallest,
 a middle and the largest table, two games in one session with the seat changing, and
-request ids that are not 1, 2, 3. Every game the catalog knows can be checked."""
+request ids that are not 1, 2, 3. Every game the registry knows can be checked."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from arena.bots import BotError, load_bot
 from arena.bots.bundle import unpack
 from arena.bots.folder import FolderError, FolderLimits, remove_tree
 from arena.bots.uploads import UploadError, gunzip
-from arena.games import registry as catalog
+from arena.games import registry
 from arena.sandbox.base import Sandbox
 from arena.store import Store, StoreError
 from arena.store.submissions import BUILDING, CHECKING, KEEP_ARCHIVES_S, REJECTED, Submission, Submissions
@@ -262,10 +262,10 @@ class Pipeline:
                 bot = load_bot(folder)
                 if (bot.name, bot.version) != (s.name, s.version):
                     raise BotError(f"bot.toml says {bot.name} {bot.version}, the submission {s.name} {s.version}")
-                unknown = [g for g in bot.manifest.games if not catalog.find_game(g)]
+                unknown = [g for g in bot.manifest.games if not registry.find_game(g)]
                 if unknown or not bot.manifest.games:
                     listed = ", ".join(unknown) or "no game"
-                    raise BotError(f"bot.toml lists {listed}: this arena plays {', '.join(catalog.games())}")
+                    raise BotError(f"bot.toml lists {listed}: this arena plays {', '.join(registry.games())}")
                 known = {b.id for b in await self._db(self.store.list_bots)}
                 stored = await self._db(self.store.add_bot, folder)
                 new = stored.id not in known

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.games import registry as catalog
+from arena.games import registry
 from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, verify
 from arena.render.common import bank_text, ms_text
 from arena.web.frames import Frame, count, letters
@@ -42,8 +42,8 @@ def frames(lines: Sequence[Line], name: str = "replay") -> dict[str, Any]:
         raise ReplayError(f"{name}: not a replay (no header line)")
     header = lines[0]
     try:
-        record = catalog.get_game(header.game)
-    except catalog.CatalogError as exc:
+        record = registry.get_game(header.game)
+    except registry.CatalogError as exc:
         raise ReplayError(f"{name}: {exc}") from None
     steps = list(verify(list(lines), name))
     part = record.frames()  # the game's own, else the generic frames
@@ -191,7 +191,7 @@ body.rv-standalone main { max-width: 1280px; margin: 0 auto; padding: 0.25rem; }
 def drawer_script(game: str) -> str | None:
     """The JavaScript of game ``game``'s drawer, or ``None`` (no such game, or one drawn by
     the generic drawer); ``CatalogError`` for a record whose drawer cannot be read."""
-    record = catalog.find_game(game)
+    record = registry.find_game(game)
     return None if record is None else record.drawer_script()
 
 
