@@ -8,6 +8,7 @@ and with its end line, and the standalone page must hold no external reference.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import json
 import os
@@ -351,6 +352,16 @@ def test_a_drawer_is_sent_with_its_style_sheet() -> None:
         assert sent is not None and sent.startswith(script) and "</" not in sent[len(script) :]
         call = sent[len(script) :].strip()
         assert call == f"window.ArenaViewer.addStyle({json.dumps(game)}, {json.dumps(css, ensure_ascii=False)});"
+
+
+def test_a_drawer_without_a_sheet_is_sent_alone_and_a_missing_sheet_is_named() -> None:
+    nimmt = catalog.get_game("nimmt")
+    with catalog.registered(dataclasses.replace(nimmt, drawer_css=None)):
+        assert viewer.drawer_script("nimmt") == nimmt.drawer_script()
+    for spec, said in (("arena.games.nimmt:gone.css", "gone.css"), ("viewer.css", "expected PACKAGE:FILE")):
+        with catalog.registered(dataclasses.replace(nimmt, drawer_css=spec)):
+            with pytest.raises(catalog.CatalogError, match=f"nimmt's drawer_css {spec!r}: .*{said}"):
+                viewer.drawer_script("nimmt")
 
 
 def test_replay_html_writes_the_page_and_prints_its_path(tmp_path: Path) -> None:
