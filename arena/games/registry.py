@@ -107,6 +107,9 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
     drawer: str | None = None
     """``package:file`` of the JavaScript that draws the frames in the viewer (it
     registers the drawer its frames name: docs/viewer.md); ``None``: the generic drawer."""
+    drawer_css: str | None = None
+    """``package:file`` of the drawer's style sheet, sent with its script (``viewer.css``
+    beside it); ``None``: the drawer needs none beyond the viewer's."""
     answer_names: Mapping[str, str] = field(default_factory=dict)
     """Per request kind, what one answer is called (``{"bid": "a bid"}``): ``arena bot
     check`` names it in its fixes; ``"an answer"`` for a kind not named."""
@@ -140,17 +143,24 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
 
     def drawer_script(self) -> str | None:
         """The JavaScript of the viewer's drawer, or ``None`` for the generic drawer."""
-        if self.drawer is None:
+        return self._drawer_file("drawer", self.drawer, "viewer.js")
+
+    def drawer_stylesheet(self) -> str | None:
+        """The CSS of the drawer's style sheet, or ``None`` for a drawer without one."""
+        return self._drawer_file("drawer_css", self.drawer_css, "viewer.css")
+
+    def _drawer_file(self, part: str, spec: str | None, example: str) -> str | None:
+        """The text of the package data file ``spec`` names; ``CatalogError`` naming the
+        game and the part when it cannot be read."""
+        if spec is None:
             return None
-        package, colon, name = self.drawer.partition(":")
+        package, colon, name = spec.partition(":")
         if not colon or not package or not name:
-            raise CatalogError(
-                f"{self.name}'s drawer {self.drawer!r}: expected PACKAGE:FILE, e.g. mygames.tiles:viewer.js"
-            )
+            raise CatalogError(f"{self.name}'s {part} {spec!r}: expected PACKAGE:FILE, e.g. mygames.tiles:{example}")
         try:
             return importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")
         except (ImportError, OSError) as exc:
-            raise CatalogError(f"{self.name}'s drawer {self.drawer!r}: {exc}") from None
+            raise CatalogError(f"{self.name}'s {part} {spec!r}: {exc}") from None
 
 
 def _part(path: str, game: str) -> Any:

@@ -370,7 +370,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         return FileResponse(HERE / "static" / "favicon.svg", media_type="image/svg+xml")
 
     def drawer(request: Request) -> Response:
-        """A game's drawer for the replay viewer, from its record (``viewer.drawer_script``):
+        """A game's drawer for the replay viewer with its style sheet (``viewer.drawer_script``):
         served as the static scripts are, revalidated by its ETag."""
         script = viewer.drawer_script(str(request.path_params["game"]))
         if script is None:

@@ -189,15 +189,28 @@ body.rv-standalone main { max-width: 1280px; margin: 0 auto; padding: 0.25rem; }
 
 
 def drawer_script(game: str) -> str | None:
-    """The JavaScript of game ``game``'s drawer, or ``None`` (no such game, or one drawn by
-    the generic drawer); ``CatalogError`` for a record whose drawer cannot be read."""
+    """The JavaScript of game ``game``'s drawer with its style sheet attached (a call that
+    hands the sheet to the viewer, which adds it once), or ``None`` (no such game, or one
+    drawn by the generic drawer); ``CatalogError`` for a record whose files cannot be read.
+    One response brings both, so the table is never drawn unstyled."""
     record = registry.find_game(game)
-    return None if record is None else record.drawer_script()
+    script = None if record is None else record.drawer_script()
+    if record is None or script is None:
+        return None
+    css = record.drawer_stylesheet()
+    if css is None:
+        return script
+    return f"{script}\nwindow.ArenaViewer.addStyle({_js_string(game)}, {_js_string(css)});\n"
+
+
+def _js_string(text: str) -> str:
+    """``text`` as a JavaScript string literal that cannot close a ``<script>`` element."""
+    return json.dumps(text, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def standalone_html(lines: Sequence[Line], title: str = "replay") -> str:
-    """One self-contained HTML page: the viewer's CSS and JS and the game's drawer inline
-    and the game's frames embedded, with no external asset, so it opens offline from disk."""
+    """One self-contained HTML page: the viewer's CSS and JS and the game's drawer (with its
+    style sheet) inline and the game's frames embedded, with no external asset, so it opens offline from disk."""
     data = frames(lines, title)
     css = (STATIC / "viewer.css").read_text(encoding="utf-8")
     js = (STATIC / "viewer.js").read_text(encoding="utf-8")

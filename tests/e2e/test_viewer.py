@@ -8,6 +8,7 @@ and with its end line, and the standalone page must hold no external reference.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import json
 import os
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from arena.games import registry as catalog
 from arena.play import replay
 from arena.play.replay import DecisionLine, End, EventsLine
 from arena.store import Store
@@ -325,6 +327,41 @@ def test_the_standalone_page_embeds_everything(kind: str) -> None:
     assert json.loads(payload) == viewer.frames(lines)
     assert (viewer.STATIC / "viewer.js").read_text() in page
     assert (viewer.STATIC / "viewer.css").read_text() in page
+    script = viewer.drawer_script(json.loads(payload)["game"])
+    assert script is not None and script in page and "window.ArenaViewer.addStyle(" in script
+
+
+GAME_WORDS = re.compile(r"nimmt|sixes|\bcards?\b|heads|\bchips?\b|\bsuits?\b|\bpot\b|bull", re.IGNORECASE)
+
+
+def test_the_generic_viewer_and_site_name_no_game() -> None:
+    """Each game's looks live in its folder (its record's ``drawer_css``), none in the
+    site's own assets."""
+    for asset in sorted(viewer.STATIC.glob("*.css")) + sorted(viewer.STATIC.glob("*.js")):
+        assert GAME_WORDS.findall(asset.read_text()) == [], asset.name
+
+
+def test_a_drawer_is_sent_with_its_style_sheet() -> None:
+    """``/drawers/GAME.js``'s body: the record's script, then the call handing the viewer
+    its sheet as a string that cannot close the page's script element."""
+    for game in ("nimmt", "sixes"):
+        record = catalog.get_game(game)
+        script, css = record.drawer_script(), record.drawer_stylesheet()
+        assert script is not None and css is not None and ".rv-hand" in css
+        sent = viewer.drawer_script(game)
+        assert sent is not None and sent.startswith(script) and "</" not in sent[len(script) :]
+        call = sent[len(script) :].strip()
+        assert call == f"window.ArenaViewer.addStyle({json.dumps(game)}, {json.dumps(css, ensure_ascii=False)});"
+
+
+def test_a_drawer_without_a_sheet_is_sent_alone_and_a_missing_sheet_is_named() -> None:
+    nimmt = catalog.get_game("nimmt")
+    with catalog.registered(dataclasses.replace(nimmt, drawer_css=None)):
+        assert viewer.drawer_script("nimmt") == nimmt.drawer_script()
+    for spec, said in (("arena.games.nimmt:gone.css", "gone.css"), ("viewer.css", "expected PACKAGE:FILE")):
+        with catalog.registered(dataclasses.replace(nimmt, drawer_css=spec)):
+            with pytest.raises(catalog.CatalogError, match=f"nimmt's drawer_css {spec!r}: .*{said}"):
+                viewer.drawer_script("nimmt")
 
 
 def test_replay_html_writes_the_page_and_prints_its_path(tmp_path: Path) -> None:

@@ -389,6 +389,31 @@ def test_on_a_game_page_the_viewer_fetches_its_frames(browser: Any, pages: dict[
     assert browser.execute_script("return document.querySelector('[role=alert]') !== null")
 
 
+STYLED = """
+const [game, selector, rule] = arguments;
+const own = document.querySelectorAll(`style[data-drawer-style="${game}"]`);
+const selectors = own.length ? Array.from(own[0].sheet.cssRules).map((r) => r.selectorText) : [];
+const drawn = document.querySelector(selector);
+return {own: own.length, rule: selectors.includes(rule), display: drawn ? getComputedStyle(drawn).display : null};
+"""
+
+
+def test_a_games_table_is_styled_by_the_sheet_its_record_brings(
+    browser: Any, pages: dict[str, Any], game_server: str
+) -> None:
+    """Exported and served, a game's table takes its layout (6 nimmt!'s rows in a line,
+    Sixes' suits in a grid) from the style sheet in the game's folder, added once."""
+    cases = (
+        (pages["standard"][0].as_uri(), "nimmt", "[data-row='0']", ".rv-row", "flex"),
+        (pages["sixes"][0].as_uri(), "sixes", ".rv-suits", ".rv-suits", "grid"),
+        (f"{game_server}/game/7", "nimmt", "[data-row='0']", ".rv-row", "flex"),
+    )
+    for url, game, selector, rule, display in cases:
+        open_page(browser, url)
+        styled = browser.execute_script(STYLED, game, selector, rule)
+        assert styled == {"own": 1, "rule": True, "display": display}, (url, styled)
+
+
 # --- on a phone (390 px): controls in reach, frame links, a quick look ------------------------
 
 

@@ -195,7 +195,8 @@ def test_the_server_sends_a_game_its_drawer_as_it_sends_its_scripts(
     with serving(liars_board) as site:
         with urllib.request.urlopen(f"{site}/drawers/liars-dice.js", timeout=30) as answer:
             body, headers = answer.read().decode(), answer.headers
-        assert body == LIARS_DICE.drawer_script()
+        assert body == viewer.drawer_script("liars-dice"), "the record's script with its style sheet"
+        assert body.startswith(LIARS_DICE.drawer_script() or "?") and ".ld-die" in body
         assert headers["content-type"].startswith("text/javascript")
         assert headers["etag"] and headers["cache-control"] == "no-cache"
         assert "script-src 'self'" in headers["content-security-policy"]

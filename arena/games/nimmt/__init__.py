@@ -39,5 +39,6 @@ GAME: GameRecord[rules.State, rules.Settings, wire.View, Any, wire.Event] = Game
     web="arena.games.nimmt.frames:NimmtFrames",
     scenarios="arena.games.nimmt.battery:scenarios",
     drawer="arena.games.nimmt:viewer.js",
+    drawer_css="arena.games.nimmt:viewer.css",
     answer_names={"play": "a card", "row": "a row (its index)", "draft": "a card"},
 )

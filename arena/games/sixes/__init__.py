@@ -28,5 +28,6 @@ GAME: GameRecord[rules.State, rules.Settings, wire.View, Any, wire.Event] = Game
     web="arena.games.sixes.frames:SixesFrames",
     scenarios="arena.games.sixes.battery:scenarios",
     drawer="arena.games.sixes:viewer.js",
+    drawer_css="arena.games.sixes:viewer.css",
     answer_names={"play": "a card"},
 )

@@ -84,7 +84,6 @@
     this.drawerName = Object.prototype.hasOwnProperty.call(DRAWERS, named) ? named : "generic";
     this.drawer = DRAWERS[this.drawerName];
     this.dwell = Object.assign({}, DWELL, this.drawer.dwell || {});
-    if (this.drawer.css) addStyle(this.drawerName, this.drawer.css);
     this.build();
     linkControls(this);
     var linked = fragmentFrame(this.frames, location.hash);
@@ -92,7 +91,8 @@
     if (linked !== null) this.reveal();
   }
 
-  /* A drawer's own style sheet, added once to the page (style-src allows inline styles). */
+  /* A game's style sheet, sent with its drawer, added once to the page (style-src allows
+   * inline styles). */
   function addStyle(name, css) {
     if (document.querySelector("style[data-drawer-style=\"" + name + "\"]")) return;
     document.head.appendChild(h("style", { "data-drawer-style": name, text: css }));
@@ -484,7 +484,8 @@
    * stats(viewer, frame, s) and extra(viewer, frame, s): what a seat shows beyond its
    * name, score, time and faults (a node, a list of nodes, or null); and optionally
    * unit(data): the score's words under each seat, dwell: {kind: ms} for its frame
-   * kinds, css: a style sheet added once. docs/viewer.md has the whole contract. */
+   * kinds. The server sends a game's style sheet with its drawer, as a call to
+   * ArenaViewer.addStyle(game, css). docs/viewer.md has the whole contract. */
 
   var DRAWERS = {
     generic: {
@@ -505,6 +506,8 @@
   window.ArenaViewer = {
     /* Add the drawer that frames naming ``name`` are drawn with. */
     register: function (name, drawer) { DRAWERS[name] = drawer; },
+    /* Add game ``name``'s style sheet to the page, once. */
+    addStyle: addStyle,
     h: h,
     plural: plural,
     ordinal: ordinal

@@ -18,6 +18,7 @@ LIARS_DICE: GameRecord[rules.State, rules.Settings, wire.View, wire.Answer, wire
     private=("State.dice", "Roll.dice"),
     web="tests.games.liars_dice.frames:LiarsFrames",
     drawer="tests.games.liars_dice:viewer.js",
+    drawer_css="tests.games.liars_dice:viewer.css",
     answer_names={"bid": "a bid"},
 )
 

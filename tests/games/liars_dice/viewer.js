@@ -68,17 +68,6 @@
       }
       if (!frame.cups[s]) cup.appendChild(h("span", { class: "rv-placeholder", text: "out of the game" }));
       return [chips, cup];
-    },
-    css: [
-      ".ld-bids { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; margin: 0; padding: 0; }",
-      ".ld-bid { padding: .15rem .45rem; border-radius: .4rem; background: rgba(255,255,255,.08); }",
-      ".ld-bid.ld-last { outline: 2px solid #f3c74f; }",
-      ".ld-verdict { margin: .5rem 0 0; font-weight: 600; }",
-      ".ld-cup { display: flex; gap: .3rem; margin-top: .35rem; }",
-      ".ld-die { display: inline-flex; align-items: center; justify-content: center; width: 1.9rem; height: 1.9rem;",
-      "  font-size: 1.7rem; line-height: 1; border-radius: .3rem; background: #f3f1e8; color: #10261d; }",
-      ".ld-die.ld-hidden { font-size: 1rem; font-weight: 700; background: #6b4a2b; color: #f3f1e8; }",
-      ".ld-die.ld-hit { box-shadow: 0 0 0 3px #f3c74f; }"
-    ].join("\n")
+    }
   });
 })(window.ArenaViewer);
