@@ -62,9 +62,18 @@ class Browser:
         if self.jar:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
         try:
-            connection.request(method, path, body, sent)
-            response = connection.getresponse()
-            answer = Answer(response.status, response.getheaders(), response.read().decode())
+            cut = False
+            try:
+                connection.request(method, path, body, sent)
+            except (BrokenPipeError, ConnectionResetError):
+                cut = True  # refused before the body was all read: its answer may still be there
+            try:
+                response = connection.getresponse()
+                answer = Answer(response.status, response.getheaders(), response.read().decode())
+            except (ConnectionResetError, http.client.RemoteDisconnected):
+                if not cut or body is None:
+                    raise
+                answer = self.declared(method, path, len(body), sent)  # the reset took the answer along
         finally:
             connection.close()
         for name, value in answer.cookies().items():
@@ -75,6 +84,21 @@ class Browser:
                 self.jar[name] = content
         self.seen.append(answer.body + json.dumps(answer.headers))
         return answer
+
+    def declared(self, method: str, path: str, size: int, headers: dict[str, str]) -> Answer:
+        """The answer to a request declaring a body of ``size`` bytes and sending none: what
+        the server refuses from the declared size alone, its answer read before any write
+        can break."""
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            connection.putrequest(method, path, skip_accept_encoding=True)
+            for name, value in {**headers, "Content-Length": str(size)}.items():
+                connection.putheader(name, value)
+            connection.endheaders()
+            response = connection.getresponse()
+            return Answer(response.status, response.getheaders(), response.read().decode())
+        finally:
+            connection.close()
 
     def form(self, path: str, fields: dict[str, str]) -> Answer:
         body = urllib.parse.urlencode(fields).encode()
