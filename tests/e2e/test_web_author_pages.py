@@ -92,7 +92,10 @@ class Browser:
         connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
             connection.putrequest(method, path, skip_accept_encoding=True)
-            for name, value in {**headers, "Content-Length": str(size)}.items():
+            sent = {**headers, "Content-Length": str(size)}
+            if self.jar:
+                sent.setdefault("Cookie", "; ".join(f"{k}={v}" for k, v in self.jar.items()))
+            for name, value in sent.items():
                 connection.putheader(name, value)
             connection.endheaders()
             response = connection.getresponse()
@@ -264,6 +267,8 @@ def test_a_hostile_or_oversized_upload_through_the_form_is_refused_with_one_line
     assert error and "absolute" in error.group(1), hostile.body
     big = ada.upload(b"\0" * (2 * 2**20), csrf)
     assert big.status == 413 and "at most 1.0 MiB" in big.body
+    told = ada.declared("POST", "/submissions", 2 * 2**20, {"Content-Type": "multipart/form-data; boundary=b"})
+    assert told.status == 413 and "at most 1.0 MiB" in told.body, "refused from its declared size, none of it read"
     assert ada.upload(b"", csrf).status == 400
     boundary = "b0undary"
     two = "".join(
