@@ -633,7 +633,12 @@ def test_pause_and_resume_from_another_terminal(
         time.sleep(seconds)
         return games(db) == before
 
-    wait_for("the tables in play ended", lambda: still(3), ladder)
+    def ended() -> bool:
+        log = said(ladder)
+        return " 0 tables in play" in log[log.index("ladder paused") :]
+
+    wait_for("the tables in play ended", ended, ladder)  # its progress line says so
+    wait_for("their last games stored", lambda: still(3), ladder)
     assert still(4), "nothing new while paused"
     assert "its run plays again" in arena("resume")
     paused_at = len(games(db))
