@@ -204,17 +204,16 @@ def test_the_ladder_config_is_a_tournaments_with_its_own_part() -> None:
 
 
 def activate(db: Path, folder: Path) -> StoredBot:
-    """What the pipeline ends with, done at once: stored, then submitted and active in
-    one transaction (a running ladder's pipeline never sees it received)."""
+    """What the pipeline ends with, done at once: submitted, stored, active, in one
+    transaction (a running ladder's pipeline never sees it received)."""
     digest, archive = pack(folder)
     name, version = folder.name.rsplit("-", 1)
-    with Store(db) as store:
+    with Store(db) as store, store.transaction():
         subs = Submissions(store)
+        author = next((a for a in subs.authors() if a.name == "tester"), None) or subs.add_author("tester")[0]
+        submission = subs.submit(author, name, version, digest, archive, per_hour=1000)
         bot = store.add_bot(folder)
-        with store.transaction():
-            author = next((a for a in subs.authors() if a.name == "tester"), None) or subs.add_author("tester")[0]
-            submission = subs.submit(author, name, version, digest, archive, per_hour=1000)
-            subs.activate(submission.id, bot.id, {"build": "", "checks": [], "error": ""})
+        subs.activate(submission.id, bot.id, {"build": "", "checks": [], "error": ""})
         return bot
 
 
