@@ -63,6 +63,7 @@ def open_page(browser: Any, url: str) -> None:
 
 
 def wait_for(browser: Any, ready: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Until ``ready()``; ``timeout`` only guards against a hang (the machine may be busy)."""
     deadline = time.monotonic() + timeout
     while not ready():
         if time.monotonic() > deadline:
