@@ -24,6 +24,10 @@ def snapshot_name(name: str, version: str, digest: str) -> str:
     return f"{name}-{version}-{digest[:12]}"
 
 
+PARTIAL = ".partial-"
+"""Between a snapshot's name and its writer's ``PID-TOKEN``: a copy still being made."""
+
+
 def make_snapshot(source: Path, target: Path, digest: str, given: str | Path) -> None:
     """Copy the bot folder ``source`` to ``target`` and seal it read-only, unless it is
     there already: whole or not at all (copied beside it, then renamed), and refused
@@ -50,10 +54,6 @@ def make_snapshot(source: Path, target: Path, digest: str, given: str | Path) ->
                 raise  # else another writer stored the same code first: its copy stands
     finally:
         remove_tree(partial)
-
-
-PARTIAL = ".partial-"
-"""Between a snapshot's name and its writer's ``PID-TOKEN``: a copy still being made."""
 
 
 def sweep_partials(target: Path) -> list[Path]:
