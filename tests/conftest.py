@@ -235,7 +235,7 @@ def serving(
     if pids is not None:
         pids.append(proc.pid)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120  # only a guard against a server that never comes up
         while True:
             try:
                 urllib.request.urlopen(url + "/api/health", timeout=1).read()

@@ -41,7 +41,12 @@ class Bots(Database):
         make_snapshot(bot.path, target, digest, folder)
         bot_id: int | None
         with self.transaction():
-            if existing is not None:  # its snapshot was missing: made again, from the same code
+            existing = self._bot_row("name = ? AND version = ?", (bot.name, bot.version))  # another writer's, meanwhile
+            if existing is not None and existing.hash != digest:
+                raise StoreError(f"{folder}: {bot.name} {bot.version} was stored meanwhile with other code")
+            if existing is not None and Path(existing.path) == target:
+                bot_id = existing.id
+            elif existing is not None:  # its snapshot was missing: made again, from the same code
                 self.db.execute("UPDATE bots SET path = ? WHERE id = ?", (name, existing.id))
                 bot_id = existing.id
             else:

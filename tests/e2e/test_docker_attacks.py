@@ -162,6 +162,17 @@ for line in sys.stdin:
 """
 
 
+HANG_S = 120
+"""Only turns a hang into a failure: no test here claims a speed."""
+
+
+async def frozen_whole(process: Any) -> None:
+    """Until the container's cgroup reads frozen (its last task stopped), however busy the machine."""
+    with trio.fail_after(HANG_S):
+        while not any(word in os.pread(process._freezer._read_fd, 256, 0) for word in (b"frozen 1", b"FROZEN")):
+            await trio.sleep(0.01)
+
+
 async def test_a_bot_that_keeps_forking_is_frozen_whole(docker_sandbox: DockerSandbox, make_bot: MakeBot) -> None:
     escaper = load_bot(make_bot("escaper", ESCAPER))
     await trio.to_thread.run_sync(docker_sandbox.prepare, escaper, lambda line: None)
@@ -174,7 +185,7 @@ async def test_a_bot_that_keeps_forking_is_frozen_whole(docker_sandbox: DockerSa
             await trio.sleep(0.5)  # the helper is forking by now
             for turn in range(3):
                 process.freeze()
-                await trio.sleep(0.1)  # freezing is asynchronous; CPU counts from here
+                await frozen_whole(process)  # freezing is asynchronous; CPU counts from here
                 before = process.cpu_seconds()
                 await trio.sleep(1.0)
                 frozen = process.cpu_seconds() - before
@@ -184,9 +195,9 @@ async def test_a_bot_that_keeps_forking_is_frozen_whole(docker_sandbox: DockerSa
                 with trio.fail_after(10):
                     assert await process.receive_line() == b"ok", "thawed: it answers"
                 before = process.cpu_seconds()
-                await trio.sleep(1.0)
-                thawed = process.cpu_seconds() - before
-                assert thawed > 0.1, f"the attack runs when thawed ({thawed * 1000:.0f} ms): the test tests something"
+                with trio.fail_after(HANG_S):  # the attack runs when thawed: the test tests something
+                    while process.cpu_seconds() - before <= 0.1:
+                        await trio.sleep(0.05)
             # An arena that may not write the freezer (not root) uses the engine's pause.
             process._freezer.close()
             process.freeze()

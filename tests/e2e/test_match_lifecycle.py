@@ -170,9 +170,12 @@ async def test_a_dying_bot_s_last_words_reach_its_fault(make_bot: MakeBot) -> No
     assert "exited with code 3" in str(raised.value) and "boom: last words" in str(raised.value)
 
 
+HANG_S = 600
+"""Only turns a hang into a failure: no test here claims a speed."""
+
 HOLDS_STDERR = (
     "import subprocess, sys\n"
-    "subprocess.Popen(['sleep', '600'], stdout=subprocess.DEVNULL)  # keeps stderr open\n"
+    "subprocess.Popen(['sleep', '86400'], stdout=subprocess.DEVNULL)  # keeps stderr open\n"
     "sys.stderr.write('gone, my child stays\\n')\n"
     "sys.exit(3)\n"
 )
@@ -182,20 +185,19 @@ HOLDS_STDERR = (
 async def test_a_bot_whose_child_holds_its_stderr_open_delays_nothing(
     where: str, make_bot: MakeBot, request: pytest.FixtureRequest
 ) -> None:
-    """Attack: a bot exits while a child of its own keeps its stderr open for ten
-    minutes. Waiting for the end of stderr (for the last words) is bounded: the match
-    ends at once, with the bot's fault, and nothing it started is left."""
+    """Attack: a bot exits while a child of its own keeps its stderr open for a day.
+    Waiting for the end of stderr (for the last words) is bounded: the match ends, with
+    the bot's fault, and nothing it started is left (``HANG_S`` only turns a match held
+    up until the child lets go into a failure)."""
     sandbox = request.getfixturevalue("docker_sandbox") if where == "docker" else LocalSandbox()
     holders = [make_bot(f"holder{i}", HOLDS_STDERR) for i in range(2)]
     for path in holders:
         await trio.to_thread.run_sync(sandbox.prepare, load_bot(path), lambda line: None)
-    started = trio.current_time()
-    with pytest.raises(MatchError) as raised:
+    with trio.fail_after(HANG_S), pytest.raises(MatchError) as raised:
         await match(holders, 2, sandbox)
-    assert trio.current_time() - started < 120, "not held up until the child lets go (600 s)"
     assert "holder0" in str(raised.value) and "gone, my child stays" in str(raised.value), "its last words"
     assert all(bot_pids(h) == [] for h in holders)
-    assert subprocess.run(["pgrep", "-fx", "sleep 600"], capture_output=True).returncode != 0, "the child is gone"
+    assert subprocess.run(["pgrep", "-fx", "sleep 86400"], capture_output=True).returncode != 0, "the child is gone"
 
 
 # --- tournaments through the CLI ------------------------------------------------------

@@ -358,7 +358,7 @@ def test_kill_9_of_the_arena_leaves_no_process_cgroup_or_folder(make_bot: MakeBo
     run = Path(tempfile.gettempdir()) / "sixarena-run" / str(proc.pid)
     os.killpg(proc.pid, 9)
     proc.wait()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 120  # only a guard: they end at once
     while (bot_pids(slow) or any(c.exists() for c in cgroups) or run.exists()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert bot_pids(slow) == []
@@ -403,7 +403,7 @@ async def test_a_local_bot_outlives_the_thread_that_started_it() -> None:
         process = await LocalSandbox().start(load_bot(ROOT / "bench/bots/echo"), nursery, 65536)
         await trio.sleep(12)
         await process.send(b"still there\n", 1.0)
-        with trio.fail_after(5):
+        with trio.fail_after(60):  # only a guard against a hang
             assert await process.receive_line() == b"still there"
         await process.stop()
 

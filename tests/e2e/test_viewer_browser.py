@@ -62,7 +62,8 @@ def open_page(browser: Any, url: str) -> None:
     wait_for(browser, lambda: browser.execute_script(DRAWN)["index"] >= 0, "the viewer to start")
 
 
-def wait_for(browser: Any, ready: Callable[[], bool], what: str, timeout: float = 10) -> None:
+def wait_for(browser: Any, ready: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Until ``ready()``; ``timeout`` only guards against a hang (the machine may be busy)."""
     deadline = time.monotonic() + timeout
     while not ready():
         if time.monotonic() > deadline:

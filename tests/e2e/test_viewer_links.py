@@ -19,8 +19,8 @@ from .test_web_duplicate import play_tournament
 
 pytestmark = pytest.mark.browser
 
-WAIT = 20.0
-"""Seconds to wait for the page: the machine may be busy."""
+WAIT = 60.0
+"""Seconds to wait for the page at most: only a guard against a hang (the machine may be busy)."""
 
 SHOWN = """
 const root = document.getElementById("replay-viewer");

@@ -62,9 +62,18 @@ class Browser:
         if self.jar:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
         try:
-            connection.request(method, path, body, sent)
-            response = connection.getresponse()
-            answer = Answer(response.status, response.getheaders(), response.read().decode())
+            cut = False
+            try:
+                connection.request(method, path, body, sent)
+            except (BrokenPipeError, ConnectionResetError):
+                cut = True  # refused before the body was all read: its answer may still be there
+            try:
+                response = connection.getresponse()
+                answer = Answer(response.status, response.getheaders(), response.read().decode())
+            except (ConnectionResetError, http.client.RemoteDisconnected):
+                if not cut or body is None:
+                    raise
+                answer = self.declared(method, path, len(body), sent)  # the reset took the answer along
         finally:
             connection.close()
         for name, value in answer.cookies().items():
@@ -75,6 +84,24 @@ class Browser:
                 self.jar[name] = content
         self.seen.append(answer.body + json.dumps(answer.headers))
         return answer
+
+    def declared(self, method: str, path: str, size: int, headers: dict[str, str]) -> Answer:
+        """The answer to a request declaring a body of ``size`` bytes and sending none: what
+        the server refuses from the declared size alone, its answer read before any write
+        can break."""
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            connection.putrequest(method, path, skip_accept_encoding=True)
+            sent = {**headers, "Content-Length": str(size)}
+            if self.jar:
+                sent.setdefault("Cookie", "; ".join(f"{k}={v}" for k, v in self.jar.items()))
+            for name, value in sent.items():
+                connection.putheader(name, value)
+            connection.endheaders()
+            response = connection.getresponse()
+            return Answer(response.status, response.getheaders(), response.read().decode())
+        finally:
+            connection.close()
 
     def form(self, path: str, fields: dict[str, str]) -> Answer:
         body = urllib.parse.urlencode(fields).encode()
@@ -240,6 +267,8 @@ def test_a_hostile_or_oversized_upload_through_the_form_is_refused_with_one_line
     assert error and "absolute" in error.group(1), hostile.body
     big = ada.upload(b"\0" * (2 * 2**20), csrf)
     assert big.status == 413 and "at most 1.0 MiB" in big.body
+    told = ada.declared("POST", "/submissions", 2 * 2**20, {"Content-Type": "multipart/form-data; boundary=b"})
+    assert told.status == 413 and "at most 1.0 MiB" in told.body, "refused from its declared size, none of it read"
     assert ada.upload(b"", csrf).status == 400
     boundary = "b0undary"
     two = "".join(

@@ -277,7 +277,7 @@ def test_the_viewer_strip_has_a_mark_per_turn_and_a_click_jumps_there(browser: A
     assert len(marks) == turns > 10
     assert {m["bin"] for m in marks} >= {"0–10%", "50–75%", "over"}, "the slowed walls reach several bins"
     browser.get(f"{site}/games/4")
-    wait_for(browser, lambda: browser.execute_script(MARKS)["frames"], "the strip of turns", timeout=20)
+    wait_for(browser, lambda: browser.execute_script(MARKS)["frames"], "the strip of turns")
     drawn = browser.execute_script(MARKS)
     assert drawn["frames"] == [m["frame"] for m in marks]
     assert drawn["levels"] == [str(m["level"]) for m in marks]
@@ -285,12 +285,12 @@ def test_the_viewer_strip_has_a_mark_per_turn_and_a_click_jumps_there(browser: A
     for target in (9, len(marks) - 1, 2):
         browser.find_elements(By.CSS_SELECTOR, "#replay-viewer .rv-mark")[target].click()
         frame = marks[target]["frame"]
-        wait_for(browser, lambda frame=frame: browser.execute_script(MARKS)["index"] == frame, f"frame {frame}", 20)
+        wait_for(browser, lambda frame=frame: browser.execute_script(MARKS)["index"] == frame, f"frame {frame}")
         assert browser.execute_script(MARKS)["current"] == [target]
     # stepping on from a turn's frame keeps that turn highlighted until the next one
     from selenium.webdriver.common.keys import Keys
 
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
     following = marks[2]["frame"] + 1
-    wait_for(browser, lambda: browser.execute_script(MARKS)["index"] == following, "the next frame", 20)
+    wait_for(browser, lambda: browser.execute_script(MARKS)["index"] == following, "the next frame")
     assert browser.execute_script(MARKS)["current"] == [3 if marks[3]["frame"] == following else 2]
