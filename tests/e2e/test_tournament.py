@@ -329,8 +329,8 @@ def test_the_game_is_the_one_every_bot_plays_first_in_the_registrys_order(tmp_pa
 def test_a_tournament_of_an_outside_game_needs_no_game_option(tmp_path: Path) -> None:
     """Liar's dice, registered only through ARENA_GAMES: its bots play it without --game,
     and the header names it by its title."""
-    from .games.liars_dice.helpers import arena as liars_arena
-    from .games.liars_dice.helpers import liars_bots
+    from ..games.liars_dice.helpers import arena as liars_arena
+    from ..games.liars_dice.helpers import liars_bots
 
     bots = liars_bots(Path(tempfile.mkdtemp(prefix="arena-test-liars-")))
     db = tmp_path / "liars.db"
