@@ -7,7 +7,7 @@ moment (a new version is seated at once, a retired one no more) where the rating
 least certain: a bot without an interval, or with a wide one, is drawn first more often
 (``choose_table``), and its table-mates are bots near it in Elo, with noise, so everyone
 meets everyone. A table plays one deal in every seat rotation (a duplicate group) and
-its games are stored as a tournament's are (``tournament.play_and_store``). Match
+its games are stored as a tournament's are (``roundrobin.play_and_store``). Match
 numbers only grow (the next is above every stored one) and each choice derives from the
 ladder's seed and the match number, so a restarted ladder loses nothing and doubles
 nothing: a table cut short keeps the games it finished, and its number is never reused.

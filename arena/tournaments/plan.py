@@ -20,7 +20,7 @@ DEFAULT_MAX_GAMES = 40_000
 
 
 class Shape(TypedDict):
-    """The fields of a tournament's config (``tournament.TournamentConfig``) that make its
+    """The fields of a tournament's config (``roundrobin.TournamentConfig``) that make its
     schedule; the others (time limits, fair time) change how it is played, not what."""
 
     bots: list[str]
