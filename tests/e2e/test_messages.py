@@ -100,10 +100,14 @@ def test_a_version_submitted_before_is_refused_saying_to_raise_it(tmp_path: Path
 
 def test_a_bot_of_another_game_is_pointed_at_its_game(tmp_path: Path) -> None:
     sixes = str(SAMPLES / "sixes-random")
-    played = one_line(arena("play", sixes, str(SAMPLES / "random"), "--sandbox", "local"))
+    played = one_line(arena("play", sixes, str(SAMPLES / "random"), "--game", "nimmt", "--sandbox", "local"))
     assert played.endswith("sixes-random does not play nimmt (its bot.toml lists sixes): to play it, --game sixes")
-    ran = one_line(arena("tournament", "run", sixes, str(SAMPLES / "sixes-heuristic"), "--sandbox", "local",
-                         "--db", str(tmp_path / "t.db")))  # fmt: skip
+    mixed = one_line(arena("play", sixes, str(SAMPLES / "random"), "--sandbox", "local"))
+    assert mixed.endswith(
+        "no game in common: sixes-random plays sixes; random plays nimmt (a table seats the bots of one game)"
+    )
+    ran = one_line(arena("tournament", "run", sixes, str(SAMPLES / "sixes-heuristic"), "--game", "nimmt",
+                         "--sandbox", "local", "--db", str(tmp_path / "t.db")))  # fmt: skip
     assert ran.endswith("to play it, --game sixes"), ran
 
 
