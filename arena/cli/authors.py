@@ -312,6 +312,10 @@ def _call(base: str, path: str, token: str, body: bytes | None = None, bot: str 
         fail(f"{base} refused it ({exc.code}): {_printable(str(message))}", code=1)
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
+        if body is not None and isinstance(reason, (BrokenPipeError, ConnectionResetError)):
+            refusal = _refusal_by_size(base, path, headers, len(body))
+            if refusal is not None:
+                fail(f"{base} refused it ({refusal[0]}): {_printable(refusal[1])}", code=1)
         fail(f"cannot reach {base}: {_printable(str(getattr(reason, 'strerror', None) or reason))}", code=1)
     except (ValueError, http.client.HTTPException) as exc:
         if isinstance(exc, http.client.HTTPException):
@@ -323,6 +327,36 @@ def _call(base: str, path: str, token: str, body: bytes | None = None, bot: str 
             code=1,
         )
     return answer
+
+
+def _refusal_by_size(base: str, path: str, headers: dict[str, str], size: int) -> tuple[int, str] | None:
+    """What the server answers an upload of ``size`` bytes declared but not sent: a door
+    that refuses a body too big (413) before reading it, and then closes while the rest is
+    still being written, has its refusal lost with the broken connection; asked again with
+    the size alone it says it at once. ``None`` when it does not answer within seconds
+    (the connection broke for another reason)."""
+    import http.client
+
+    url = urllib.parse.urlsplit(urllib.parse.urljoin(base, path.lstrip("/")))
+    kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    connection = kind(url.netloc, timeout=10)
+    try:
+        connection.putrequest("POST", url.path or "/")
+        for name, value in {**headers, "Content-Length": str(size)}.items():
+            connection.putheader(name, value)
+        connection.endheaders()
+        response = connection.getresponse()
+        if response.status < 400:
+            return None
+        try:
+            message = json.loads(response.read(65536)).get("error") or response.reason
+        except (ValueError, AttributeError, OSError):
+            message = response.reason
+        return response.status, str(message)
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
 
 
 def _printable(text: str, cap: int = 200) -> str:

@@ -294,6 +294,47 @@ def test_a_submission_past_the_servers_cap_is_413(door: Any, tmp_path: Path) -> 
     assert submissions(db) == 1
 
 
+class Slammer(BaseHTTPRequestHandler):
+    """A door that refuses an upload by its declared size and resets the connection at
+    once, the rest of the body unread: the refusal a client still writing never reads."""
+
+    server: Any
+
+    def do_POST(self) -> None:
+        self.server.requests.append(int(self.headers["Content-Length"]))
+        body = json.dumps({"error": "the upload is too big here"}).encode()
+        self.send_response(413)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        self.close_connection = True
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_refusal_lost_with_a_reset_connection_is_asked_again_by_its_size(tmp_path: Path) -> None:
+    """The server's 413 and a reset arrive while ``arena submit`` still writes: it asks
+    again with the size alone (no body) and shows the server's own words, not "Broken pipe"."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slammer)
+    server.requests = []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        big = bot_folder(tmp_path, "huge")
+        (big / "weights.bin").write_bytes(os.urandom(12 * 2**20))  # far more than a socket buffers
+        refused = arena("submit", str(big), "--server", f"http://127.0.0.1:{server.server_port}", token="t0ken")
+    finally:
+        server.shutdown()
+        server.server_close()
+    line = one_line_error(refused)
+    assert "refused it (413): the upload is too big here" in line, line
+    assert "Broken pipe" not in line and "reset" not in line
+    assert len(server.requests) == 2 and server.requests[0] == server.requests[1] > 12 * 2**20  # type: ignore[attr-defined]
+
+
 # --- arena submit never sends the token elsewhere ------------------------------------------
 
 
