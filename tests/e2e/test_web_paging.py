@@ -214,16 +214,16 @@ async def test_health_waits_for_no_warm_up(tmp_path: Path) -> None:
     db = tmp_path / "cold.db"
     store_games(db, 10)
     app = create_app(db)
-    site = app.state.site
+    boards = app.state.pages.boards
     computing, go = threading.Event(), threading.Event()
-    board = site.leaderboard
+    board = boards.leaderboard
 
     def held(*args: Any, **kwargs: Any) -> Any:
         computing.set()
         go.wait()
         return board(*args, **kwargs)
 
-    site.leaderboard = held
+    boards.leaderboard = held
     try:
         async with app.router.lifespan_context(app):
             assert await trio.to_thread.run_sync(computing.wait, 60), "the warm-up starts with the server"
