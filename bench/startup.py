@@ -96,12 +96,15 @@ def main() -> None:
         if not db.exists():
             print(f"playing the small league into {db} ...", file=sys.stderr)
             build(db, args.sandbox)
+        # Compared with another revision, both run as ``python -m arena``: the installed
+        # script names this checkout's entry point, which an older layout may not have.
+        arena = [sys.executable, "-m", "arena"] if args.before else [ARENA]
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "arena --help": [ARENA, "--help"],
-            "arena tournament --help": [ARENA, "tournament", "--help"],
-            "arena leaderboard": [ARENA, "leaderboard", "--db", str(db)],
-            "arena games": [ARENA, "games", "--db", str(db)],
+            "arena --help": [*arena, "--help"],
+            "arena tournament --help": [*arena, "tournament", "--help"],
+            "arena leaderboard": [*arena, "leaderboard", "--db", str(db)],
+            "arena games": [*arena, "games", "--db", str(db)],
         }
         trees = {"now": code_at(ROOT)}
         if args.before:
