@@ -234,3 +234,21 @@ def test_the_servers_log_lines_are_shown_not_obeyed() -> None:
     line = ShownFormatter("%(levelname)s %(message)s").format(record)
     assert UNSAFE.search(line) is None and line.count("\\x1b]52;c;SGFja2Vk\\x07") == 2
     assert line.startswith("ERROR error answering") and "\nTraceback" in line, "its lines are kept"
+
+
+def test_a_hostile_game_list_is_shown_not_obeyed_and_nothing_is_stored(make_bot: MakeBot, tmp_path: Path) -> None:
+    """The game is chosen from what the bots' manifests list, so those names reach the
+    refusal line: escaped there, and refused before any bot or database file is stored."""
+    name = f"games-{secrets.token_hex(3)}"
+    bot = make_bot(name, HOSTILE, manifest=manifest(name, games=f'["{EVIL_TOML}"]'))
+    other = str(SAMPLES / "random")
+    db = tmp_path / "never.db"
+    for args in (
+        ["tournament", "run", other, str(bot), "--db", str(db), "--sandbox", "local"],
+        ["gauntlet", str(bot), other, "--db", str(db), "--sandbox", "local"],
+        ["play", other, str(bot), "--sandbox", "local"],
+    ):
+        done = arena(*args)
+        assert done.returncode != 0
+        assert "no game in common" in safe(done, "52;c;SGFja2Vk")
+    assert not list(tmp_path.glob("never*")), "a refused run stored something"
