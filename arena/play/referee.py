@@ -773,29 +773,41 @@ class _Referee:
 
     async def _collect(self, turn: _Turn, seats: Sequence[_Seat], replay: _ReplayWriter) -> None:
         """Read lines until every ask in flight is settled, the first deadline passes, or
-        a settled ask frees a thinking slot for a seat still to be asked."""
-        seat_of = {seat.player.index: seat_no for seat_no, seat in enumerate(seats)}
-        with trio.move_on_at(turn.deadline()) as scope:
-            while turn.asks:
-                received = await self._inbox.receive()
-                player = self.players[received.key]
-                ask = turn.asks.get(received.key)
+        a settled ask frees a thinking slot for a seat still to be asked.
+
+        The deadline is the first of the asks in flight when it starts, not moved as
+        they settle: it may pass once an ask already settled would have timed out, and
+        then no ask is overdue and ``_decide`` calls again with the next deadline."""
+        asks = turn.asks
+        deadline = turn.deadline()
+        receive_by = self._inbox.receive_by
+        while asks:
+            received = await receive_by(deadline)
+            if received is None:
+                return
+            key = received.key
+            player = self.players[key]
+            ask = asks.get(key)
+            if received.error is None:
+                assert received.line is not None
+                verdict = judge(received.line, None if ask is None else ask.pending)
+            else:
                 verdict = await self._verdict(player, ask, received)
-                if isinstance(verdict, Dropped):
-                    replay.dropped(seat_of[player.index], verdict.line, verdict.reason)
-                    continue
-                if ask is None:
-                    continue  # its output ended between its requests: the next one finds it dead
-                del turn.asks[received.key]
-                self.fair.end(player.process)
-                self._settle(ask, verdict, received, seats[ask.move.seat_no])
-                if turn.to_ask:
-                    break  # a thinking slot is free: send the next request first
-                if turn.asks:
-                    scope.deadline = turn.deadline()
+            if isinstance(verdict, Dropped):
+                seat_no = next(n for n, seat in enumerate(seats) if seat.player is player)
+                replay.dropped(seat_no, verdict.line, verdict.reason)
+                continue
+            if ask is None:
+                continue  # its output ended between its requests: the next one finds it dead
+            del asks[key]
+            self.fair.end(player.process)
+            self._settle(ask, verdict, received, seats[ask.move.seat_no])
+            if turn.to_ask:
+                return  # a thinking slot is free: send the next request first
 
     async def _verdict(self, player: _Player, ask: _Ask | None, received: Received) -> Answered | Faulted | Dropped:
-        """What a received line means; the end of a bot's output is a crash."""
+        """What a received line (or what came instead of one) means; the end of a bot's
+        output is a crash."""
         if isinstance(received.error, EndOfStream):
             assert player.process is not None
             player.dead = await player.process.gone_reason()
