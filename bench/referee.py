@@ -12,8 +12,9 @@ The echo limit is the games per second that echo allows for the same decisions: 
 decision the match played costs the 4-process echo's median round trip when it asks
 several seats, the 1-process echo's when it asks one (a row choice). The report gives
 the match's games/s, the echo-limited games/s, their ratio, the referee's own CPU per
-game (this process's user and system time; the bots are other processes) and the
-median request round trip as the referee logs it.
+game (this process's user and system time; the bots are other processes), the bots'
+CPU per game (their moves' CPU as the replay logs it), the games/s the machine's cores
+could give that CPU at best, and the median request round trip as the referee logs it.
 """
 
 from __future__ import annotations
@@ -76,6 +77,8 @@ class Match:
     """Games per second, wall clock, start-up of the bots included."""
     cpu_ms: float
     """The referee's CPU (user and system, this process) per game."""
+    bots_cpu_ms: float
+    """The four bots' CPU per game (their moves' CPU as the referee logs it)."""
     round_trips: list[float]
     many: int
     """Decisions that asked several seats at once."""
@@ -94,7 +97,8 @@ async def referee_match(games: int, fair_time: bool) -> Match:
     decisions = [line for game in result.games for line in game.replay if isinstance(line, DecisionLine)]
     many = sum(1 for line in decisions if len(line.seats) > 1)
     trips = [ms for line in decisions for ms in line.wall_ms]
-    return Match(games / elapsed, cpu * 1000 / games, trips, many, len(decisions) - many)
+    bots = sum(ms for line in decisions for ms in line.cpu_ms) / games
+    return Match(games / elapsed, cpu * 1000 / games, bots, trips, many, len(decisions) - many)
 
 
 def _cpu() -> float:
@@ -115,14 +119,12 @@ def _range(values: list[float], digits: int = 1) -> str:
 
 async def main(games: int, rounds: int, fair_time: bool, echoes: int) -> None:
     modes = [False, True] if fair_time else [False]
-    rates: dict[bool, list[float]] = {mode: [] for mode in modes}
+    matches: dict[bool, list[Match]] = {mode: [] for mode in modes}
     limits: list[float] = []
-    ratios: dict[bool, list[float]] = {mode: [] for mode in modes}
-    cpu: dict[bool, list[float]] = {mode: [] for mode in modes}
-    trips: dict[bool, list[float]] = {mode: [] for mode in modes}
     echo1s: list[float] = []
     echo4s: list[float] = []
-    print(f"referee: {games} full 4-player games between 4 fast bot processes, {rounds} rounds")
+    cores = os.cpu_count() or 1
+    print(f"referee: {games} full 4-player games between 4 fast bot processes, {rounds} rounds, {cores} cores")
     for round_no in range(rounds):
         echo1 = statistics.median(await echo_round_trips(echoes))
         echo4 = statistics.median(await echo_round_trips(echoes // 2, 4))
@@ -133,24 +135,25 @@ async def main(games: int, rounds: int, fair_time: bool, echoes: int) -> None:
             limit = echo_limit(match, games, echo1, echo4)
             if not mode:
                 limits.append(limit)
-            rates[mode].append(match.rate)
-            ratios[mode].append(match.rate / limit)
-            cpu[mode].append(match.cpu_ms)
-            trips[mode] += match.round_trips
-            name = "fair time on" if mode else "fair time off"
+            matches[mode].append(match)
             print(
-                f"  round {round_no + 1}, {name}: {match.rate:.1f} games/s against the echo limit {limit:.1f}"
-                f" ({match.many} decisions of 4 seats at {echo4 * 1000:.0f} us, {match.single} of one at"
-                f" {echo1 * 1000:.0f} us): {match.rate / limit:.2f}x; referee CPU {match.cpu_ms:.1f} ms a game"
+                f"  round {round_no + 1}, fair time {'on' if mode else 'off'}: {match.rate:.1f} games/s against"
+                f" the echo limit {limit:.1f} ({match.many} decisions of 4 seats at {echo4 * 1000:.0f} us,"
+                f" {match.single} of one at {echo1 * 1000:.0f} us): {match.rate / limit:.2f}x;"
+                f" CPU a game: referee {match.cpu_ms:.1f} ms, bots {match.bots_cpu_ms:.1f} ms"
             )
     print("over the rounds:")
     print(f"  echo-limited rate: {_range(limits)} games/s")
     for mode in modes:
-        name = "fair time on" if mode else "fair time off"
+        played = matches[mode]
+        trips = [ms for match in played for ms in match.round_trips]
         print(
-            f"  {name}: {_range(rates[mode])} games/s, {_range(ratios[mode], 2)}x the echo limit;"
-            f" referee CPU {_range(cpu[mode])} ms a game;"
-            f" request round trip, median over {len(trips[mode])}: {statistics.median(trips[mode]) * 1000:.0f} us"
+            f"  fair time {'on' if mode else 'off'}: {_range([m.rate for m in played])} games/s,"
+            f" {_range([m.rate / limit for m, limit in zip(played, limits, strict=True)], 2)}x the echo limit;"
+            f" CPU a game: referee {_range([m.cpu_ms for m in played])} ms,"
+            f" bots {_range([m.bots_cpu_ms for m in played])} ms"
+            f" (the {cores} cores' own limit: {_range([cores * 1000 / (m.cpu_ms + m.bots_cpu_ms) for m in played])}"
+            f" games/s); request round trip, median over {len(trips)}: {statistics.median(trips) * 1000:.0f} us"
         )
     print(
         f"  bare pipe echo, median: one process {_range([e * 1000 for e in echo1s], 0)} us,"
