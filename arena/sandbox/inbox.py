@@ -232,9 +232,12 @@ class Timer:
         """When it fires, on Trio's clock (infinity: it is not set)."""
 
     def set(self, at: float, now: float) -> None:
-        """Fire once Trio's clock, now ``now``, reaches ``at`` (a relative timer, set
-        after ``now``: it never fires early)."""
-        if at == self.at:
+        """Fire once Trio's clock, now ``now``, reaches ``at``, or before: a timer set for
+        an earlier time is left as it is (each decision's deadline is later than the one
+        before, so it is set about once per move limit, not once per decision; firing
+        early costs one wake-up, after which it is set again). A relative timer, set
+        after ``now``: it never fires before the time it was set for."""
+        if self.at <= at:
             return
         delay = max(at - now, 1e-6)
         seconds = int(delay)
