@@ -3,7 +3,8 @@
 The bots' output descriptors sit in a private epoll set, and Trio waits on that set's
 own descriptor: one wake-up reads whatever every ready bot has written. Compared with a
 reader task per bot this halves the task switches per answer, which is most of the
-referee's cost when bots answer in microseconds.
+referee's cost when bots answer in microseconds. A timerfd in the same set wakes that
+wait at a decision's deadline (``receive_by``), so a decision costs no cancel scope.
 
 What a bot writes is bounded three times over: ``arm`` drops everything it wrote before
 its next request (unread, at C speed); after ``LINE_BUDGET`` lines since then it is no
