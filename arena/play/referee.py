@@ -18,6 +18,7 @@ ahead of time (a spare per bot, greeted and frozen while the games before it pla
 from __future__ import annotations
 
 import datetime as dt
+import operator
 import os
 import time
 from collections import deque
@@ -48,7 +49,7 @@ from arena.play.replay import (
     final_ranks,
     round_and_turn,
 )
-from arena.play.session import Answered, Dropped, Faulted, Outbox, Pending, greet, judge, seen_by
+from arena.play.session import Answered, Dropped, Faulted, Outbox, Pending, greet, judge
 from arena.sandbox.base import BotGone, BotProcess, Sandbox, StartError
 from arena.sandbox.framing import EndOfStream
 from arena.sandbox.inbox import Inbox, LineInbox, Received
@@ -705,17 +706,19 @@ class _Referee:
         return GameResult(game_no, game_spec, outcome.scores, ranks, statuses, replay.lines, outcome.rounds)
 
     def _publish(self, game_no: int, seats: list[_Seat], events: list[Any], replay: _ReplayWriter) -> None:
-        """Log the events, and queue for each seat what it may know of them."""
+        """Log the events, and queue for each seat what it may know of them: encoded once
+        for every seat that may know them all (the usual case), once each for the others."""
         replay.events(events)
         self.observer.events(game_no, events)
+        observe = self.game.observe
         public: bytes | None = None
         for seat_no, seat in enumerate(seats):
-            seen = seen_by(self.game.observe, events, seat_no)
-            if len(seen) == len(events) and all(o is e for o, e in zip(seen, events, strict=True)):
-                public = public or encode(Events(seen))  # the same for every seat: encode once
+            seen = [observe(e, seat_no) for e in events]
+            if all(map(operator.is_, seen, events)):
+                public = public or encode(Events(events))
                 seat.player.outbox.queue(public)
             else:
-                seat.player.outbox.events(seen)
+                seat.player.outbox.events([o for o in seen if o is not None])
 
     async def _decide(
         self, state: Any, decision: Decision, seats: Sequence[_Seat], replay: _ReplayWriter
@@ -724,43 +727,58 @@ class _Referee:
         default for those that fail."""
         turn = _Turn(decision, seats)
         while turn.to_ask or turn.asks:
-            while turn.to_ask and await self.fair.take(busy=bool(turn.asks)):
-                await self._ask(state, turn, turn.to_ask.popleft(), seats, replay)
+            # Every request that has a slot is encoded first and then written in one burst,
+            # so the seats start thinking together, as the pipe echo's processes do.
+            requests: list[tuple[_Move, Pending, bytes]] = []
+            while turn.to_ask and await self.fair.take(busy=bool(turn.asks or requests)):
+                requests.append(self._request(state, turn.to_ask.popleft(), turn, seats))
+            for move, pending, request in requests:
+                await self._ask(turn, move, pending, request, seats, replay)
             if turn.asks:
                 await self._collect(turn, seats, replay)
                 self._time_out(turn, seats)
+        answers, wall, cpu, defaulted, banks = [], [], [], [], []
         for move in turn.moves:
+            seat = seats[move.seat_no]
             if move.fault is not None:  # where it happened: asked of the state only then, off the per-move path
                 round_no, turn_no = round_and_turn(state)
                 fault = msgspec.structs.replace(move.fault, round=round_no, turn=turn_no)
-                self._record_fault(seats[move.seat_no], move.seat_no, fault, replay)
-        defaulted = [m.fault is not None or seats[m.seat_no].disqualified and m.answer is None for m in turn.moves]
-        answers = [
-            self.game.default(state, m.seat_no) if default else m.answer
-            for m, default in zip(turn.moves, defaulted, strict=True)
-        ]
-        wall = [m.wall_ms for m in turn.moves]
-        cpu = [m.cpu_ms for m in turn.moves]
-        banks = [seats[m.seat_no].clock.bank_ms for m in turn.moves]
+                self._record_fault(seat, move.seat_no, fault, replay)
+                default = True
+            else:
+                default = seat.disqualified and move.answer is None
+            answers.append(self.game.default(state, move.seat_no) if default else move.answer)
+            wall.append(move.wall_ms)
+            cpu.append(move.cpu_ms)
+            defaulted.append(default)
+            banks.append(seat.clock.bank_ms)
         return DecisionLine(decision.kind, list(decision.seats), answers, wall, cpu, defaulted, banks)
 
-    async def _ask(self, state: Any, turn: _Turn, move: _Move, seats: Sequence[_Seat], replay: _ReplayWriter) -> None:
+    def _request(self, state: Any, move: _Move, turn: _Turn, seats: Sequence[_Seat]) -> tuple[_Move, Pending, bytes]:
+        """The request for one seat of the decision, encoded, with what its answer must be."""
+        seat_no = move.seat_no
+        self.request_id += 1
+        pending = Pending(self.request_id, turn.decision.kind, self.game.legal(state, seat_no))
+        view = self.game.view(state, seat_no)
+        return move, pending, pending.request(view, self.limits.move_ms, seats[seat_no].clock.bank_ms)
+
+    async def _ask(
+        self, turn: _Turn, move: _Move, pending: Pending, request: bytes, seats: Sequence[_Seat], replay: _ReplayWriter
+    ) -> None:
         """Send one seat its request (and what is queued for it), holding a thinking slot.
 
         What the bot wrote before (frozen, under fair time, so all of it is in its pipe)
-        is dropped unread: no line written before the request can answer it."""
+        is dropped unread, just before the request is written: no line written before
+        the request can answer it."""
         seat_no = move.seat_no
         seat = seats[seat_no]
         player = seat.player
         process = player.process
         assert process is not None
-        self.request_id += 1
-        pending = Pending(self.request_id, turn.decision.kind, self.game.legal(state, seat_no))
-        request = pending.request(self.game.view(state, seat_no), self.limits.move_ms, seat.clock.bank_ms)
         early = self._inbox.arm(player.index)
         if early.lines:
             more = f", the last of {early.lines}" if early.lines > 1 else ""
-            reason = f"sent before request {self.request_id} while no request was pending{more}"
+            reason = f"sent before request {pending.request_id} while no request was pending{more}"
             replay.dropped(seat_no, early.last, reason)
         self.fair.begin(process)
         sent = trio.current_time()
@@ -773,29 +791,41 @@ class _Referee:
 
     async def _collect(self, turn: _Turn, seats: Sequence[_Seat], replay: _ReplayWriter) -> None:
         """Read lines until every ask in flight is settled, the first deadline passes, or
-        a settled ask frees a thinking slot for a seat still to be asked."""
-        seat_of = {seat.player.index: seat_no for seat_no, seat in enumerate(seats)}
-        with trio.move_on_at(turn.deadline()) as scope:
-            while turn.asks:
-                received = await self._inbox.receive()
-                player = self.players[received.key]
-                ask = turn.asks.get(received.key)
+        a settled ask frees a thinking slot for a seat still to be asked.
+
+        The deadline is the first of the asks in flight when it starts, not moved as
+        they settle: it may pass once an ask already settled would have timed out, and
+        then no ask is overdue and ``_decide`` calls again with the next deadline."""
+        asks = turn.asks
+        deadline = turn.deadline()
+        receive_by = self._inbox.receive_by
+        while asks:
+            received = await receive_by(deadline)
+            if received is None:
+                return
+            key = received.key
+            player = self.players[key]
+            ask = asks.get(key)
+            if received.error is None:
+                assert received.line is not None
+                verdict = judge(received.line, None if ask is None else ask.pending)
+            else:
                 verdict = await self._verdict(player, ask, received)
-                if isinstance(verdict, Dropped):
-                    replay.dropped(seat_of[player.index], verdict.line, verdict.reason)
-                    continue
-                if ask is None:
-                    continue  # its output ended between its requests: the next one finds it dead
-                del turn.asks[received.key]
-                self.fair.end(player.process)
-                self._settle(ask, verdict, received, seats[ask.move.seat_no])
-                if turn.to_ask:
-                    break  # a thinking slot is free: send the next request first
-                if turn.asks:
-                    scope.deadline = turn.deadline()
+            if isinstance(verdict, Dropped):
+                seat_no = next(n for n, seat in enumerate(seats) if seat.player is player)
+                replay.dropped(seat_no, verdict.line, verdict.reason)
+                continue
+            if ask is None:
+                continue  # its output ended between its requests: the next one finds it dead
+            del asks[key]
+            self.fair.end(player.process)
+            self._settle(ask, verdict, received, seats[ask.move.seat_no])
+            if turn.to_ask:
+                return  # a thinking slot is free: send the next request first
 
     async def _verdict(self, player: _Player, ask: _Ask | None, received: Received) -> Answered | Faulted | Dropped:
-        """What a received line means; the end of a bot's output is a crash."""
+        """What a received line (or what came instead of one) means; the end of a bot's
+        output is a crash."""
         if isinstance(received.error, EndOfStream):
             assert player.process is not None
             player.dead = await player.process.gone_reason()

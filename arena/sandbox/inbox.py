@@ -3,7 +3,8 @@
 The bots' output descriptors sit in a private epoll set, and Trio waits on that set's
 own descriptor: one wake-up reads whatever every ready bot has written. Compared with a
 reader task per bot this halves the task switches per answer, which is most of the
-referee's cost when bots answer in microseconds.
+referee's cost when bots answer in microseconds. A timerfd in the same set wakes that
+wait at a decision's deadline (``receive_by``), so a decision costs no cancel scope.
 
 What a bot writes is bounded three times over: ``arm`` drops everything it wrote before
 its next request (unread, at C speed); after ``LINE_BUDGET`` lines since then it is no
@@ -17,6 +18,7 @@ the other bots are read as before, in the same wake-ups.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import select
@@ -87,6 +89,10 @@ class LineInbox(Protocol):
         """The next line of any bot, stamped with Trio's clock when it was read."""
         ...
 
+    async def receive_by(self, deadline: float) -> Received | None:
+        """``receive``, or None once Trio's clock reaches ``deadline`` with no line."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -108,6 +114,16 @@ class Budgets:
         """Reads of each bot's output: the referee's work for it (for tests and benchmarks)."""
         self.wakeups = 0
         """Times the reading task woke up."""
+
+    async def receive(self) -> Received:
+        raise NotImplementedError
+
+    async def receive_by(self, deadline: float) -> Received | None:
+        """``receive``, or None once Trio's clock reaches ``deadline`` with no line (in a
+        cancel scope: an inbox that can wake itself at a deadline does better)."""
+        with trio.move_on_at(deadline):
+            return await self.receive()
+        return None
 
     def _forget(self, key: int) -> None:
         self._budget.pop(key, None)
@@ -187,12 +203,80 @@ class Budgets:
         return Dropped(count, last) if count else NOTHING
 
 
+class _TimeSpec(ctypes.Structure):
+    _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
+
+
+class _TimerSpec(ctypes.Structure):
+    _fields_ = [("interval", _TimeSpec), ("value", _TimeSpec)]
+
+
+class Timer:
+    """A one-shot timerfd on ``CLOCK_MONOTONIC`` (the clock of Trio's system clock, and
+    of ``time.perf_counter``): in the inbox's epoll set, it wakes the reading task at a
+    deadline through the same wait as a line does. A cancel scope per decision costs
+    the referee more than most answers take; setting this timer is one system call."""
+
+    CLOCK_MONOTONIC = 1
+    TFD_NONBLOCK = os.O_NONBLOCK
+    TFD_CLOEXEC = os.O_CLOEXEC
+
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._settime = libc.timerfd_settime
+        fd = libc.timerfd_create(self.CLOCK_MONOTONIC, self.TFD_NONBLOCK | self.TFD_CLOEXEC)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "timerfd_create failed")
+        self.fd: int = fd
+        self._spec = _TimerSpec()
+        self.at = math.inf
+        """When it fires, on Trio's clock (infinity: it is not set)."""
+
+    def set(self, at: float, now: float) -> None:
+        """Fire once Trio's clock, now ``now``, reaches ``at``, or before: a timer set for
+        an earlier time is left as it is (each decision's deadline is later than the one
+        before, so it is set about once per move limit, not once per decision; firing
+        early costs one wake-up, after which it is set again). A relative timer, set
+        after ``now``: it never fires before the time it was set for."""
+        if self.at <= at:
+            return
+        delay = max(at - now, 1e-6)
+        seconds = int(delay)
+        self._spec.value.sec = seconds
+        self._spec.value.nsec = int((delay - seconds) * 1e9)
+        if self._settime(self.fd, 0, ctypes.byref(self._spec), None) != 0:
+            raise OSError(ctypes.get_errno(), "timerfd_settime failed")
+        self.at = at
+
+    def fired(self) -> None:
+        """It fired: empty its count, so the epoll set is no longer ready for it."""
+        try:
+            os.read(self.fd, 8)
+        except BlockingIOError:
+            pass
+        self.at = math.inf
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _system_clock() -> bool:
+    """Whether Trio runs on its system clock (a test's virtual clock does not tick with
+    ``CLOCK_MONOTONIC``, so no timerfd can wake at its deadlines)."""
+    return type(trio.lowlevel.current_clock()).__name__ == "SystemClock"
+
+
 class Inbox(Budgets):
-    """The ``LineInbox`` over pipes: every bot's output descriptor in one epoll set."""
+    """The ``LineInbox`` over pipes: every bot's output descriptor in one epoll set (and
+    a timer, for deadlines)."""
 
     def __init__(self) -> None:
         super().__init__()
         self._epoll = select.epoll()
+        self._timer: Timer | None | bool = False
+        """The timer, once the first deadline asked for one: None where there is none
+        (no timerfd, or a virtual clock), False before."""
+        self._timer_fd = -1
         self._bots: dict[int, tuple[int, BotProcess, PipeLines]] = {}
         self._fds: dict[int, int] = {}
         """The output descriptor of each key."""
@@ -229,6 +313,8 @@ class Inbox(Budgets):
 
     def close(self) -> None:
         self._epoll.close()
+        if isinstance(self._timer, Timer):
+            self._timer.close()
 
     async def receive(self) -> Received:
         """The next line of any bot, in the order read."""
@@ -241,6 +327,37 @@ class Inbox(Budgets):
             self.wakeups += 1
             self._read_ready()
         return self._ready.popleft()
+
+    async def receive_by(self, deadline: float) -> Received | None:
+        """``receive``, or None once Trio's clock reaches ``deadline``: the timer wakes the
+        same wait as the bots' lines, so waiting costs no cancel scope."""
+        timer = self._timer if self._timer is not False else self._start_timer()
+        if timer is None:
+            return await super().receive_by(deadline)
+        assert isinstance(timer, Timer)
+        ready = self._ready
+        while not ready:
+            now = trio.current_time()
+            if now >= deadline:
+                return None
+            timer.set(min(deadline, self._next_release()) if self._held else deadline, now)
+            await trio.lowlevel.wait_readable(self._epoll.fileno())
+            self.wakeups += 1
+            self._read_ready()
+        return ready.popleft()
+
+    def _start_timer(self) -> Timer | None:
+        timer = None
+        if _system_clock():
+            try:
+                timer = Timer()
+            except (OSError, AttributeError):  # no timerfd here: a cancel scope will do
+                timer = None
+            else:
+                self._epoll.register(timer.fd, select.EPOLLIN)
+                self._timer_fd = timer.fd
+        self._timer = timer
+        return timer
 
     def arm(self, key: int) -> Dropped:
         """Before the bot's next request: drop every line it wrote so far (read or not,
@@ -282,6 +399,10 @@ class Inbox(Budgets):
                 self._muted.discard(fd)
                 self._epoll.register(fd, select.EPOLLIN)  # read below if it wrote meanwhile
         for fd, _ in self._epoll.poll(0):
+            if fd == self._timer_fd:  # a deadline (or a held bot's pause) is over
+                assert isinstance(self._timer, Timer)
+                self._timer.fired()
+                continue
             key, process, lines = self._bots[fd]
             data = _read(fd)
             if data is None:
