@@ -34,6 +34,7 @@ class Cgroup:
                     self.v1[controller] = ROOT / controller / path.lstrip("/")
         self._cpu_fd: int | None = None
         self._procs_fd: int | None = None
+        self._freezer: Freezer | None = None
 
     def cpu_seconds(self) -> float:
         """CPU time used by every process of the cgroup."""
@@ -51,24 +52,83 @@ class Cgroup:
             pass
         return 0.0
 
-    def freeze(self, frozen: bool) -> bool:
-        """Freeze or thaw every process of the cgroup; False where no freezer is reachable."""
-        try:
-            if self.v2 is not None:
-                (self.v2 / "cgroup.freeze").write_text("1" if frozen else "0")
-                return True
-            if "freezer" in self.v1:
-                (self.v1["freezer"] / "freezer.state").write_text("FROZEN" if frozen else "THAWED")
-                return True
-        except OSError:
-            pass
-        return False
+    def freezer(self) -> Freezer:
+        """Its freezer, opened at the first call and kept open until ``close``."""
+        if self._freezer is None:
+            self._freezer = Freezer(self)
+        return self._freezer
 
     def close(self) -> None:
         for fd in (self._cpu_fd, self._procs_fd):
             if fd is not None:
                 os.close(fd)
         self._cpu_fd = self._procs_fd = None
+        if self._freezer is not None:
+            self._freezer.close()
+            self._freezer = None
+
+
+class Freezer:
+    """A cgroup's freezer (cgroup v2's ``cgroup.freeze``, else v1's ``freezer.state``),
+    for a container's cgroup as for a local bot's own: every process in the cgroup stops
+    at once, also those it forks while it is being frozen, and none can wake another,
+    where signals to a list of processes miss those forked after the list was read.
+
+    Freezing is asynchronous (the cgroup reads "freezing" until the last task stops) and
+    needs no waiting: a frozen bot is not being timed. Thawing is checked: ``thaw``
+    returns once the cgroup reads thawed, so a request's clock never starts on a bot
+    still frozen. Both files stay open: opening a cgroup file costs more than the
+    freeze itself (bench/freezer.py)."""
+
+    def __init__(self, cgroup: Cgroup) -> None:
+        self._write_fd: int | None = None
+        self._read_fd: int | None = None
+        if cgroup.v2 is not None:
+            paths = (cgroup.v2 / "cgroup.freeze", cgroup.v2 / "cgroup.events")
+            self._values = (b"1", b"0", b"frozen 0")
+        elif "freezer" in cgroup.v1:
+            paths = (cgroup.v1["freezer"] / "freezer.state",) * 2
+            self._values = (b"FROZEN", b"THAWED", b"THAWED")
+        else:
+            return
+        try:
+            self._write_fd = os.open(paths[0], os.O_WRONLY)
+            self._read_fd = os.open(paths[1], os.O_RDONLY)
+        except OSError:  # not ours to write (an arena that is not root), or gone
+            self.close()
+
+    @property
+    def usable(self) -> bool:
+        return self._write_fd is not None
+
+    def freeze(self) -> bool:
+        """Freeze the cgroup; False if it could not be asked (gone, or not ours)."""
+        if self._write_fd is None:
+            return False
+        try:
+            os.pwrite(self._write_fd, self._values[0], 0)
+        except OSError:
+            return False
+        return True
+
+    def thaw(self) -> bool:
+        """Thaw the cgroup and make sure it is; False if it cannot be."""
+        if self._write_fd is None or self._read_fd is None:
+            return False
+        for _ in range(100):
+            try:
+                os.pwrite(self._write_fd, self._values[1], 0)
+                if self._values[2] in os.pread(self._read_fd, 256, 0):
+                    return True
+            except OSError:
+                return False
+        return False
+
+    def close(self) -> None:
+        for fd in (self._write_fd, self._read_fd):
+            if fd is not None:
+                os.close(fd)
+        self._write_fd = self._read_fd = None
 
 
 # --- cgroups of our own, one per local bot ------------------------------------------------
@@ -99,6 +159,7 @@ class OwnCgroup(Cgroup):
         self.v1 = v1
         self._cpu_fd = None
         self._procs_fd = None
+        self._freezer = None
 
     @classmethod
     def create(cls, memory_mb: int, processes: int) -> OwnCgroup | None:
@@ -118,8 +179,10 @@ class OwnCgroup(Cgroup):
                     folder.mkdir(parents=True)
                 unified = ROOT / "unified"
                 v2 = None
-                if (unified / "cgroup.procs").exists() and not (unified / "cgroup.controllers").read_text().strip():
-                    v2 = unified / CGROUP_DIR / name  # a hybrid machine: v2's freezer is the fast one
+                if (unified / "cgroup.procs").exists():
+                    # A hybrid machine: v2's freezer is the fast one, whatever controllers
+                    # (none of them used here) are bound to the unified hierarchy.
+                    v2 = unified / CGROUP_DIR / name
                     v2.mkdir(parents=True)
                     folders.append(v2)
                 cgroup = cls(folders, v2 if v2 is not None and (v2 / "cgroup.freeze").exists() else None, v1)

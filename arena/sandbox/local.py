@@ -156,11 +156,11 @@ class LocalProcess(PipedBot):
     def freeze(self) -> None:
         """Stop the whole bot: its cgroup at once (nothing it forked escapes), else its
         process group."""
-        if self.cgroup is None or not self.cgroup.freeze(True):
+        if self.cgroup is None or not self.cgroup.freezer().freeze():
             self._signal_group(signal.SIGSTOP)
 
     def thaw(self) -> None:
-        if self.cgroup is None or not self.cgroup.freeze(False):
+        if self.cgroup is None or not self.cgroup.freezer().thaw():
             self._signal_group(signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
