@@ -292,13 +292,12 @@ class _FairTime:
         for one, however long other matches hold them."""
         if self.slots is None:
             return True
-        if not busy:
-            await self.slots.acquire()
-            return True
         try:
-            self.slots.acquire_nowait()
+            self.slots.acquire_nowait()  # a free slot is taken without a trip through the scheduler
         except trio.WouldBlock:
-            return False
+            if busy:
+                return False
+            await self.slots.acquire()
         return True
 
     def begin(self, process: BotProcess) -> None:

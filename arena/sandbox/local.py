@@ -138,6 +138,8 @@ class LocalProcess(PipedBot):
         self._home = home
         self._nested = nested
         """True when the bot runs below a wrapper (bubblewrap): its CPU is the innermost's."""
+        self._wrapped = nested and cgroup is not None
+        """Whether bubblewrap's processes are still in the bot's group (see ``freeze``)."""
         self._stat_fd: int | None = None
         self._cpu_dir = ""
         self._task_fds: dict[str, int] = {}
@@ -156,8 +158,28 @@ class LocalProcess(PipedBot):
     def freeze(self) -> None:
         """Stop the whole bot: its cgroup at once (nothing it forked escapes), else its
         process group."""
+        if self._wrapped:
+            self._set_wrappers_aside()
         if self.cgroup is None or not self.cgroup.freezer().freeze():
             self._signal_group(signal.SIGSTOP)
+
+    def _set_wrappers_aside(self) -> None:
+        """Once the bot runs, move bubblewrap's two processes out of the frozen group (see
+        ``OwnCgroup``). Both are ours: the one started here, and its only child, the PID
+        namespace's init, which forks the bot's command once and from then on only reaps
+        (the bot can neither trace them, its seccomp filter refuses ptrace, nor signal the
+        init, which ignores its namespace's signals). Until that child has its own, the bot
+        has not started, and nothing is moved: the bot is born in the group, and so is
+        everything it forks, whenever it forks."""
+        assert self.cgroup is not None
+        try:
+            (init,) = (int(pid) for pid in Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split())
+            if not Path(f"/proc/{init}/task/{init}/children").read_text().split():
+                return
+        except (OSError, ValueError):
+            return
+        self._wrapped = False
+        self.cgroup.set_aside([self.pid, init])
 
     def thaw(self) -> None:
         if self.cgroup is None or not self.cgroup.freezer().thaw():
