@@ -5,8 +5,9 @@ A container's cgroups are the engine's (``Cgroup``); a local bot gets cgroups of
 own stats and pause calls take milliseconds. Freezing a cgroup stops every process in
 it at once, however many it forks: signals to a list of processes cannot, since the
 list is stale as soon as it is read. Both cgroup v1 (one hierarchy per controller) and
-v2 (one unified hierarchy) are handled; on a hybrid machine the v2 freezer is used
-(about 20-30 us a cycle, where v1's costs about 170 us).
+v2 (one unified hierarchy) are handled; on a hybrid machine a local bot is frozen by the
+v2 freezer (a cycle costs a few microseconds per task in the group, v1's about 200 us;
+reopening the file each time cost more than the freeze: bench/freezer.py).
 """
 
 from __future__ import annotations
