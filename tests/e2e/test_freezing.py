@@ -148,3 +148,32 @@ def test_a_hybrid_machine_freezes_local_bots_with_the_v2_freezer() -> None:
         assert (cgroup.v2 / "cgroup.freeze").read_text().strip() == "0"
     finally:
         cgroup.remove()
+
+
+@as_root
+async def test_a_frozen_bot_is_sent_its_request_then_thawed_even_when_its_pipe_is_full(make_bot: MakeBot) -> None:
+    """The request goes into a frozen bot's pipe and the bot is thawed after, so it wakes
+    once; where the pipe cannot take it all, the bot is thawed before the arena waits for
+    room (frozen, it would never make any, and be taken for one that stopped reading)."""
+    code = "import sys\nfor line in sys.stdin:\n    print(len(line), flush=True)\n"
+    folder = make_bot("reader", code)
+    thawed_with: list[int] = []
+    async with trio.open_nursery() as nursery:
+        process = await LocalSandbox().start(load_bot(folder), nursery, 1 << 20)
+        assert isinstance(process, LocalProcess) and process.cgroup is not None
+        for size in (10, 300_000):  # a request that fits, one four times the pipe's size
+            process.freeze()
+            await trio.sleep(0.2)
+            frozen = process.cgroup.v2 / "cgroup.events" if process.cgroup.v2 else None
+
+            def thaw(size: int = size) -> None:
+                thawed_with.append(size)
+                process.thaw()
+
+            await process.send(b"x" * (size - 1) + b"\n", 30.0, thaw)
+            with trio.fail_after(30):
+                assert await process.receive_line() == str(size).encode()
+            if frozen is not None:
+                assert b"frozen 0" in frozen.read_bytes()
+        await process.stop()
+    assert thawed_with == [10, 300_000]
