@@ -293,17 +293,16 @@ class _FairTime:
         for one, however long other matches hold them."""
         if self.slots is None:
             return True
-        if not busy:
-            await self.slots.acquire()
-            return True
         try:
-            self.slots.acquire_nowait()
+            self.slots.acquire_nowait()  # a free slot is taken without a trip through the scheduler
         except trio.WouldBlock:
-            return False
+            if busy:
+                return False
+            await self.slots.acquire()
         return True
 
     def begin(self, process: BotProcess) -> None:
-        """The bot is about to be asked: let it run."""
+        """The bot has been sent its request: let it run."""
         if self.freeze:
             process.thaw()
 
@@ -648,14 +647,14 @@ class _Referee:
         player.start_fault = player.fault(faulted.kind, faulted.message, faulted.line)
         player.dead = faulted.message
 
-    async def _send(self, player: _Player, data: bytes) -> None:
+    async def _send(self, player: _Player, data: bytes, thaw: Callable[[], None] | None = None) -> None:
         """Send what is queued for the bot and ``data``, in one write; a bot that stopped
-        reading its input for a whole move time is given up on."""
+        reading its input for a whole move time is given up on. ``thaw``: see ``Transport.send``."""
         data = player.outbox.take(data)
         if player.dead or player.process is None:
             return
         try:
-            await player.process.send(data, self.limits.move_ms / 1000)
+            await player.process.send(data, self.limits.move_ms / 1000, thaw)
         except BotGone as exc:
             player.dead = f"gone: {exc}"
 
@@ -765,7 +764,9 @@ class _Referee:
     async def _ask(
         self, turn: _Turn, move: _Move, pending: Pending, request: bytes, seats: Sequence[_Seat], replay: _ReplayWriter
     ) -> None:
-        """Send one seat its request (and what is queued for it), holding a thinking slot.
+        """Send one seat its request (and what is queued for it), holding a thinking slot;
+        under fair time the bot is thawed once the request is in its pipe, and its clock
+        starts then.
 
         What the bot wrote before (frozen, under fair time, so all of it is in its pipe)
         is dropped unread, just before the request is written: no line written before
@@ -780,9 +781,14 @@ class _Referee:
             more = f", the last of {early.lines}" if early.lines > 1 else ""
             reason = f"sent before request {pending.request_id} while no request was pending{more}"
             replay.dropped(seat_no, early.last, reason)
-        self.fair.begin(process)
         sent = trio.current_time()
-        await self._send(player, request)
+
+        def thaw() -> None:  # its request is in its pipe: it wakes once, to read it
+            nonlocal sent
+            self.fair.begin(process)
+            sent = trio.current_time()
+
+        await self._send(player, request, thaw if self.fair.freeze else None)
         if player.dead:
             self.fair.end(process)
             move.fault = player.not_running()

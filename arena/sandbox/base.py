@@ -64,8 +64,11 @@ class Transport(Protocol):
     isolation: str
     """What confines this bot, as written into replays."""
 
-    async def send(self, data: bytes, timeout: float) -> None:
-        """Write ``data``; ``BotGone`` if the bot has gone or takes none of it in ``timeout`` s."""
+    async def send(self, data: bytes, timeout: float, thaw: Callable[[], None] | None = None) -> None:
+        """Write ``data``; ``BotGone`` if the bot has gone or takes none of it in ``timeout`` s.
+
+        ``thaw`` (for a frozen bot) is called once ``data`` is in its pipe, or before
+        waiting for the bot to read and make room: it wakes once, to its request."""
         ...
 
     def take_stderr(self) -> str:

@@ -58,71 +58,6 @@ IO_PATH = "/arena/io"
 GRACE_SECONDS = 0.5
 
 
-# --- freezing a container whole ---------------------------------------------------------
-
-
-class Freezer:
-    """A container's cgroup freezer (cgroup v2's ``cgroup.freeze``, else v1's
-    ``freezer.state``): every process in the cgroup stops at once, also those it forks
-    while it is being frozen, and none can wake another, where signals to a list of
-    processes miss those forked after the list was read.
-
-    Freezing is asynchronous (the cgroup reads "freezing" until the last task stops) and
-    needs no waiting: a frozen bot is not being timed. Thawing is checked: ``thaw``
-    returns once the cgroup reads thawed, so a request's clock never starts on a bot
-    still frozen. Both files stay open: a cycle costs a few tens of microseconds."""
-
-    def __init__(self, cgroup: Cgroup) -> None:
-        self._write_fd: int | None = None
-        self._read_fd: int | None = None
-        if cgroup.v2 is not None:
-            paths = (cgroup.v2 / "cgroup.freeze", cgroup.v2 / "cgroup.events")
-            self._values = (b"1", b"0", b"frozen 0")
-        elif "freezer" in cgroup.v1:
-            paths = (cgroup.v1["freezer"] / "freezer.state",) * 2
-            self._values = (b"FROZEN", b"THAWED", b"THAWED")
-        else:
-            return
-        try:
-            self._write_fd = os.open(paths[0], os.O_WRONLY)
-            self._read_fd = os.open(paths[1], os.O_RDONLY)
-        except OSError:  # not ours to write (an arena that is not root)
-            self.close()
-
-    @property
-    def usable(self) -> bool:
-        return self._write_fd is not None
-
-    def freeze(self) -> bool:
-        """Freeze the cgroup; False if it could not be asked (gone, or not ours)."""
-        if self._write_fd is None:
-            return False
-        try:
-            os.pwrite(self._write_fd, self._values[0], 0)
-        except OSError:
-            return False
-        return True
-
-    def thaw(self) -> bool:
-        """Thaw the cgroup and make sure it is; False if it cannot be."""
-        if self._write_fd is None or self._read_fd is None:
-            return False
-        for _ in range(100):
-            try:
-                os.pwrite(self._write_fd, self._values[1], 0)
-                if self._values[2] in os.pread(self._read_fd, 256, 0):
-                    return True
-            except OSError:
-                return False
-        return False
-
-    def close(self) -> None:
-        for fd in (self._write_fd, self._read_fd):
-            if fd is not None:
-                os.close(fd)
-        self._write_fd = self._read_fd = None
-
-
 # --- bots -------------------------------------------------------------------------------
 
 
@@ -148,7 +83,7 @@ class DockerProcess(PipedBot):
         self._io_dir = io_dir
         self._init_pid = container.attrs["State"]["Pid"]
         self._cgroup = Cgroup(self._init_pid)
-        self._freezer = Freezer(self._cgroup)
+        self._freezer = self._cgroup.freezer()
         self._reason: str | None = None
 
     async def pump_stderr(self) -> None:
@@ -208,7 +143,6 @@ class DockerProcess(PipedBot):
             self.thaw()
             await self._stdin.aclose()
             await trio.to_thread.run_sync(self._remove)
-            self._freezer.close()
             self._cgroup.close()
             await self._close_pipes()
             shutil.rmtree(self._io_dir, ignore_errors=True)

@@ -127,6 +127,7 @@ class LocalProcess(PipedBot):
         uid: int | None,
         home: Path | None,
         nested: bool,
+        traced: bool = True,
     ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         super().__init__(proc.stdin, proc.stdout, proc.stderr, max_line)  # type: ignore[arg-type]
@@ -138,6 +139,9 @@ class LocalProcess(PipedBot):
         self._home = home
         self._nested = nested
         """True when the bot runs below a wrapper (bubblewrap): its CPU is the innermost's."""
+        self._wrapped = nested and cgroup is not None and not traced
+        """Whether bubblewrap's processes are still to be set aside (see ``freeze``): only
+        where the seccomp filter keeps the bot from tracing them (``traced`` False)."""
         self._stat_fd: int | None = None
         self._cpu_dir = ""
         self._task_fds: dict[str, int] = {}
@@ -156,11 +160,36 @@ class LocalProcess(PipedBot):
     def freeze(self) -> None:
         """Stop the whole bot: its cgroup at once (nothing it forked escapes), else its
         process group."""
-        if self.cgroup is None or not self.cgroup.freeze(True):
+        if self._wrapped:
+            self._set_wrappers_aside()
+        if self.cgroup is None or not self.cgroup.freezer().freeze():
             self._signal_group(signal.SIGSTOP)
 
+    def _set_wrappers_aside(self) -> None:
+        """Once the bot runs, move bubblewrap's two processes out of the frozen group (see
+        ``OwnCgroup``). Both are ours: the one started here (outside the bot's PID
+        namespace, which cannot name it), and its only child, the namespace's init, which
+        forks the bot's command once and from then on only reaps. The bot cannot trace
+        them (its seccomp filter refuses ptrace), and nothing it can send the init makes
+        it do the bot's work. Until the init has a child, the bot has not started and
+        nothing is moved: the bot is born in the group, and so is everything it forks,
+        whenever it forks. Any other shape of processes is left as it is, frozen whole."""
+        assert self.cgroup is not None
+        try:
+            children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+            if len(children) != 1:
+                raise ValueError(children)
+            init = int(children[0])
+            if not Path(f"/proc/{init}/task/{init}/children").read_text().split():
+                return  # not started yet: asked again at the next freeze
+        except (OSError, ValueError):
+            self._wrapped = False
+            return
+        self._wrapped = False
+        self.cgroup.set_aside([self.pid, init])
+
     def thaw(self) -> None:
-        if self.cgroup is None or not self.cgroup.freeze(False):
+        if self.cgroup is None or not self.cgroup.freezer().thaw():
             self._signal_group(signal.SIGCONT)
 
     def cpu_seconds(self) -> float:
@@ -541,7 +570,8 @@ class LocalSandbox:
             if seccomp is not None:
                 os.close(seccomp)
         Reaper.watch("pg", proc.pid)  # its group dies with the arena, even a frozen one
-        process = LocalProcess(proc, max_line, self.isolation, cgroup, uid, home, nested=self.bwrap is not None)
+        nested = self.bwrap is not None
+        process = LocalProcess(proc, max_line, self.isolation, cgroup, uid, home, nested, traced=not self.seccomp)
         nursery.start_soon(process.pump_stderr)
         return process
 

@@ -250,7 +250,7 @@ class ScriptedBot:
     def requests(self) -> list[dict[str, Any]]:
         return [message for message in self.received if message["type"] == "request"]
 
-    async def send(self, data: bytes, timeout: float) -> None:
+    async def send(self, data: bytes, timeout: float, thaw: Callable[[], None] | None = None) -> None:
         if self._code is not None:
             raise BotGone(await self.gone_reason())
         now = trio.current_time()
@@ -267,6 +267,8 @@ class ScriptedBot:
                 continue
             if actions:
                 self._nursery.start_soon(self._act, now, actions)
+        if thaw is not None:
+            thaw()
 
     async def _act(self, sent: float, actions: Sequence[Action]) -> None:
         """Do ``actions`` in order, each when its time has come and the bot is thawed."""

@@ -8,6 +8,7 @@ answers from another and keeps the third (stderr) as a capped log.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import trio
 
@@ -60,7 +61,7 @@ class PipedBot:
         with trio.move_on_after(timeout):
             await self._stderr_ended.wait()
 
-    async def send(self, data: bytes, timeout: float) -> None:
+    async def send(self, data: bytes, timeout: float, thaw: Callable[[], None] | None = None) -> None:
         try:
             # Fast path: a pipe with room takes the data at once, with no trip through
             # the scheduler and no cancel scope; only a full pipe waits, up to timeout.
@@ -69,6 +70,8 @@ class PipedBot:
             sent = 0
         except (BrokenPipeError, OSError):
             raise BotGone(await self.gone_reason()) from None
+        if thaw is not None:
+            thaw()  # before any wait: a frozen bot would never make room
         if sent == len(data):
             return
         with trio.move_on_after(timeout) as scope:

@@ -144,9 +144,10 @@ async def test_under_fair_time_a_bot_runs_only_while_asked(
     autojump_clock: trio.testing.MockClock, fair_time: bool
 ) -> None:
     """A bot that writes its answer twice, the second 30 ms late, beside one that thinks
-    100 ms: asked, it is always thawed; once it has answered it is frozen (fair time),
-    so its second line waits for its next request. Either way that line is dropped,
-    never taken for an answer or a fault."""
+    100 ms: under fair time its request reaches it frozen and it is thawed at once (it
+    wakes once, to its request), so its answer is never held back; once it has answered
+    it is frozen, so its second line waits for its next request. Either way that line
+    is dropped, never taken for an answer or a fault."""
     when_asked: list[bool] = []
 
     def twice(request: dict[str, Any]) -> list[Action]:
@@ -159,8 +160,9 @@ async def test_under_fair_time_a_bot_runs_only_while_asked(
     spec = MatchSpec("nimmt", {"rounds": 1}, bots, single_game(bots, 5), TimeLimits(1000, 0), fair_time=fair_time)
     result = await play_match(spec, sandbox, inbox=MemoryInbox())
     bot = sandbox.started["twice"][0]
-    assert when_asked and not any(when_asked), "thawed before each request"
+    assert when_asked and all(frozen == fair_time for frozen in when_asked), "sent its request, then thawed"
     assert (bot.held > 0) == fair_time, "frozen once it has answered, only under fair time"
+    assert bot.held <= len(when_asked) + 1, "only its late lines and its exit at bye are held: thawed once sent"
     dropped = [line for line in result.games[0].replay if isinstance(line, DroppedLine) and line.seat == 0]
     assert len(dropped) >= len(when_asked) - 1
     assert result.games[0].statuses[0].status == "ok" and not faults_of(result, 0)
