@@ -17,16 +17,15 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterator, MutableMapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
 import typer.main
 from typer._click import Command, Context, HelpFormatter
-from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
+from typer._coercion import RuntimeParam, build_runtime_param
 from typer._param_types import coerce_cli_path
-from typer.core import TyperCommand, TyperGroup, _TyperParameter
+from typer.core import TyperCommand, TyperGroup, TyperOption, _TyperParameter
 from typer.models import CommandInfo, TyperInfo
 
 SLOW = object()
@@ -53,7 +52,7 @@ def quick(annotation: Any, value: Any, param: _TyperParameter, ctx: Context) -> 
         if info.clamp or (info.min is not None and value < info.min) or (info.max is not None and value > info.max):
             return SLOW
         return value
-    if annotation is Path and info.path_type in (None, Path):
+    if annotation is Path and info.path_type is None:
         if type(value) is str and value:
             value = Path(value)
         elif not isinstance(value, Path):
@@ -66,27 +65,24 @@ def quick(annotation: Any, value: Any, param: _TyperParameter, ctx: Context) -> 
     return SLOW
 
 
-@dataclass(frozen=True)
 class Quick(RuntimeParam):
-    """Typer's coercion of one parameter, its validator built only for a value that needs it."""
-
-    descriptor: TypeDescriptor
+    """Typer's coercion of one parameter, its validator built only for a value that needs
+    it (then kept as the parameter's coercion)."""
 
     def _coerce_value(self, value: Any, param: _TyperParameter, ctx: Context) -> Any:
         taken = quick(self.annotation, value, param, ctx)
         if taken is not SLOW:
             return taken
-        param._runtime_param = build_runtime_param(self.descriptor)
+        param._runtime_param = build_runtime_param(param.type_descriptor)
         return param._runtime_param._coerce_value(value, param=param, ctx=ctx)
 
 
-def quicken(param: Any) -> None:
-    """Give ``param`` the quick coercion (unless it has one already)."""
-    if isinstance(param, _TyperParameter) and param._runtime_param is None and param.type_descriptor.file_annotation is None:
+def quicken(param: object) -> None:
+    """Give ``param`` the quick coercion (unless it has one already, or opens a file)."""
+    if isinstance(param, _TyperParameter) and param._runtime_param is None:
         descriptor = param.type_descriptor
-        param._runtime_param = Quick(
-            annotation=descriptor.annotation, parameter_info=descriptor.parameter_info, descriptor=descriptor
-        )
+        if descriptor.file_annotation is None:
+            param._runtime_param = Quick(annotation=descriptor.annotation, parameter_info=descriptor.parameter_info)
 
 
 class ArenaCommand(TyperCommand):
@@ -97,20 +93,22 @@ class ArenaCommand(TyperCommand):
         for param in self.params:
             quicken(param)
 
-    def get_help_option(self, ctx: Context) -> Any:
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
         option = super().get_help_option(ctx)
         quicken(option)
         return option
 
 
-@dataclass(frozen=True)
 class Later:
-    """A command not loaded yet: where it is, and its summary for the group's help."""
+    """A command not loaded yet: where it is (``module:attribute`` of its function or
+    typer app), and its summary (the first paragraph of its help, as its group's help
+    lists it)."""
 
-    target: str
-    """``module:attribute`` of the command's function or typer app."""
-    summary: str
-    """The first paragraph of its help, as the group's help lists it."""
+    __slots__ = ("summary", "target")
+
+    def __init__(self, target: str, summary: str) -> None:
+        self.target = target
+        self.summary = summary
 
 
 def summary_of(command: Command) -> str:
@@ -195,7 +193,7 @@ class ArenaGroup(TyperGroup):
     def list_commands(self, ctx: Context) -> list[str]:
         return list(self.commands)
 
-    def get_help_option(self, ctx: Context) -> Any:
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
         option = super().get_help_option(ctx)
         quicken(option)
         return option
