@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +85,36 @@ def quicken(param: object) -> None:
             param._runtime_param = Quick(annotation=descriptor.annotation, parameter_info=descriptor.parameter_info)
 
 
+HYPHEN = "\u2011"
+"""A hyphen no line breaks after, standing for each ``-`` while the help is wrapped."""
+
+
+class ArenaFormatter(HelpFormatter):
+    """Click's plain help, whose lines never break inside a word at its hyphen (an
+    option's name, ``dask-kubernetes``): each ``-`` is kept whole while the text wraps."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        super().write_usage(prog.replace("-", HYPHEN), args.replace("-", HYPHEN), prefix)
+
+    def write_text(self, text: str) -> None:
+        super().write_text(text.replace("-", HYPHEN))
+
+    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        rows = [(first.replace("-", HYPHEN), second.replace("-", HYPHEN)) for first, second in rows]
+        super().write_dl(rows, col_max, col_spacing)
+
+    def getvalue(self) -> str:
+        return super().getvalue().replace(HYPHEN, "-")
+
+
+class ArenaContext(Context):
+    formatter_class = ArenaFormatter
+
+
 class ArenaCommand(TyperCommand):
-    """A command of ``arena``: its options coerced quickly."""
+    """A command of ``arena``: its options coerced quickly, its help wrapped whole."""
+
+    context_class = ArenaContext
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -170,7 +198,8 @@ def load(name: str, target: str) -> Command:
 def adopt(app: typer.Typer) -> None:
     """Make the commands and groups of ``app`` ours (quick coercion, whole summaries)."""
     for info in app.registered_commands:
-        info.cls = info.cls or ArenaCommand
+        if info.cls in (None, TyperCommand):
+            info.cls = ArenaCommand
     for group in app.registered_groups:
         if isinstance(group.cls, typer.models.DefaultPlaceholder):
             group.cls = ArenaGroup
@@ -185,6 +214,7 @@ class ArenaGroup(TyperGroup):
     lists them: ``(name, Later(target, summary))``."""
 
     LATER: tuple[tuple[str, Later], ...] = ()
+    context_class = ArenaContext
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

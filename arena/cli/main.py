@@ -110,4 +110,5 @@ def arena() -> None:
 
 
 def main() -> None:
-    app()
+    """``arena`` and ``python -m arena``, alike: both name themselves ``arena``."""
+    app(prog_name="arena")
