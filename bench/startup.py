@@ -26,7 +26,8 @@ its ``arena``, ``protocol`` and ``leaderboard`` packages are taken from ``git ar
 into a temporary folder. Then every command runs as ``python -m arena`` (the installed
 script names this checkout's entry point), with that code and with this checkout's,
 through ``PYTHONPATH``, beside the same floor; both read the same database (made by
-this checkout).
+this checkout). Every command runs in a temporary folder: run in a checkout,
+``python -m arena`` would import that checkout's ``arena`` whatever ``PYTHONPATH`` says.
 
 ``--keep DB`` builds the database once at DB and reuses it on the next run; ``--only``
 keeps the commands whose name contains TEXT (the floors always run).
@@ -97,12 +98,14 @@ def checkout_of(revision: str, into: Path) -> Path:
     return into
 
 
-def once(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def once(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """Seconds from starting ``command`` to its exit (which must be 0), and the CPU
-    seconds it used (user and system: less swayed than the first by a busy machine)."""
+    seconds it used (user and system: less swayed than the first by a busy machine).
+    Run in ``cwd``, a folder with no ``arena`` in it: ``python -c`` and ``python -m``
+    look in the current folder before ``PYTHONPATH``."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, stdin=subprocess.DEVNULL, env=env)
+    subprocess.run(command, check=True, capture_output=True, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime)
@@ -142,7 +145,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="arena-startup-"))
     try:
-        db = args.keep or work / "small.db"
+        db = (args.keep or work / "small.db").resolve()
         if not db.exists():
             print(f"playing the small league into {db} ...", file=sys.stderr)
             build(db, args.sandbox)
@@ -160,7 +163,7 @@ def main() -> None:
             trees = {"before": code_at(checkout_of(args.before, work / "before")), **trees}
         for command in [floor, *commands.values()]:  # warm the file cache, compile each tree's bytecode
             for env in trees.values():
-                once(command, env)
+                once(command, env, work)
         floors: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         times: dict[tuple[str, str], list[tuple[float, float]]] = {(n, tree): [] for n in commands for tree in trees}
         for run in range(args.runs):
@@ -169,9 +172,9 @@ def main() -> None:
                 order = order if run % 2 == 0 else list(reversed(order))
                 for side in order:
                     if side == "floor":
-                        floors[name].append(once(floor, trees["now"]))
+                        floors[name].append(once(floor, trees["now"], work))
                     else:
-                        times[name, side].append(once(command, trees[side]))
+                        times[name, side].append(once(command, trees[side], work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
