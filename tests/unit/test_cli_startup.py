@@ -83,7 +83,10 @@ def test_every_help_shows_each_option_with_its_help_and_default(
 
 def samples(annotation: Any) -> list[Any]:
     """Values a user or a default gives an option of ``annotation``, good and bad."""
-    words = ["", " ", "abc", "0", "3", "-2", "+7", "1_000", " 5", "0.5", "-.5", "1e3", "1.", "nan", "inf", "x.db", "."]
+    words = [
+        "", " ", "abc", "0", "007", "-0", "\u0663", "3", "-2", "+7", "1_000", " 5", "0.5", "-.5", "1e3", "1.", "nan",
+        "inf", "x.db", ".",
+    ]  # fmt: skip
     if getattr(annotation, "__origin__", None) is list:
         return [(), ("a", "b"), ("3",), ("x", ""), [Path("p")], *((w,) for w in words), ("3", "x", "-1.5")]
     return [*words, True, False, 0, 1, 2.5, -1, 10**6, Path("x.db"), Path("")]
