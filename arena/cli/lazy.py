@@ -30,7 +30,8 @@ from typer.models import CommandInfo, TyperInfo
 
 SLOW = object()
 """A value ``quick`` leaves to typer's own coercion."""
-WHOLE = re.compile(r"[+-]?[0-9]+")
+WHOLE = re.compile(r"[+-]?[0-9]{1,18}")
+"""A whole number as typed (longer ones go to typer's coercion: Python refuses 4,300 digits)."""
 DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 

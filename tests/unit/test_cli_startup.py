@@ -85,7 +85,7 @@ def samples(annotation: Any) -> list[Any]:
     """Values a user or a default gives an option of ``annotation``, good and bad."""
     words = [
         "", " ", "abc", "0", "007", "-0", "\u0663", "3", "-2", "+7", "1_000", " 5", "0.5", "-.5", "1e3", "1.", "nan",
-        "inf", "x.db", ".",
+        "inf", "x.db", ".", "9" * 30, "9" * 5000,
     ]  # fmt: skip
     if getattr(annotation, "__origin__", None) is list:
         return [(), ("a", "b"), ("3",), ("x", ""), [Path("p")], *((w,) for w in words), ("3", "x", "-1.5")]
