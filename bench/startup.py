@@ -1,28 +1,36 @@
-"""Benchmark: how long the ``arena`` command takes to start, answer and exit.
+"""Benchmark: how long the ``arena`` command takes to start, answer and exit, against
+the floor ``python -c "import typer"`` timed beside it run by run.
 
-    .venv/bin/python bench/startup.py [--runs 21] [--keep DB] [--sandbox local] [--before REV]
+    .venv/bin/python bench/startup.py [--runs 15] [--keep DB] [--sandbox local] [--only TEXT] [--before REV]
 
-Times, as subprocesses with stdout into a pipe (as in a script), the median, fastest
-and slowest of ``--runs`` runs of:
+Times, as subprocesses with stdout into a pipe (as in a script):
 
-- ``python -c pass``: the interpreter alone, the floor under every other figure;
-- ``arena --help`` and ``arena tournament --help``;
+- ``python -c "import typer"``: the floor, the interpreter and the library every
+  command is written with (the target: each command within 1.5 times it);
+- ``python -c pass``: the interpreter alone;
+- ``arena --help``, ``python -m arena --help``, and ``--help`` of every command group
+  and of the common commands (``play``, ``tournament run``, ``ladder run``, ``bot
+  check``, ``submit``, ``serve``...);
 - ``arena leaderboard`` and ``arena games`` on a small real database: the sample bots
-  (heuristic, random, lowest) play a real round robin of 3 deals (9 games) in the ``--sandbox``
-  (``local``: bubblewrap).
+  (heuristic, random, lowest) play a real round robin of 3 deals (9 games) in the
+  ``--sandbox`` (``local``: bubblewrap), whose end caches its boards as every
+  tournament's does.
 
-``--before REV`` compares with the arena of a git revision (``a1f925b``): its ``arena``,
-``protocol`` and ``leaderboard`` packages are taken from ``git archive`` into a
-temporary folder, and each command runs once with that code and once with this
-checkout's, in turn, run by run (the order swapped every run), with the same
-interpreter and packages; both read the same database (made by this checkout). Both
-find their code through ``PYTHONPATH``, so neither pays the editable install's finder.
-The table then gives both medians and the median of the paired differences, of the
-wall-clock time and of the CPU time the command used (user and system), which a busy
-machine sways less.
+Each command runs beside its own run of the floor, the order swapped every run, so a
+burst of load on the machine (2 cores shared) sways both alike; the table gives the
+medians and the median, fastest and slowest of the per-run ratios command/floor, of the
+wall-clock time and of the CPU time (user and system, less swayed by a busy machine).
 
-``--keep DB`` builds the database once at DB and reuses it on the next run. The runs of
-the commands are interleaved, so a burst of load on the machine spreads over all of them.
+``--before REV`` also runs each command with the arena of a git revision (``main``):
+its ``arena``, ``protocol`` and ``leaderboard`` packages are taken from ``git archive``
+into a temporary folder. Then every command runs as ``python -m arena`` (the installed
+script names this checkout's entry point), with that code and with this checkout's,
+through ``PYTHONPATH``, beside the same floor; both read the same database (made by
+this checkout). Every command runs in a temporary folder: run in a checkout,
+``python -m arena`` would import that checkout's ``arena`` whatever ``PYTHONPATH`` says.
+
+``--keep DB`` builds the database once at DB and reuses it on the next run; ``--only``
+keeps the commands whose name contains TEXT (the floors always run).
 """
 
 from __future__ import annotations
@@ -45,10 +53,36 @@ ARENA = str(Path(sys.executable).parent / "arena")
 SAMPLES = ROOT / "sample_bots"
 PACKAGES = ("arena", "protocol", "leaderboard")
 """What an ``arena`` command imports of a checkout."""
+FLOOR = "python -c 'import typer'"
+HELPS = (
+    (),
+    ("play",),
+    ("demo",),
+    ("replay",),
+    ("leaderboard",),
+    ("games",),
+    ("gauntlet",),
+    ("serve",),
+    ("scheduler",),
+    ("worker",),
+    ("submit",),
+    ("backup",),
+    ("check",),
+    ("image",),
+    ("bot",),
+    ("bot", "check"),
+    ("tournament",),
+    ("tournament", "run"),
+    ("author",),
+    ("game",),
+    ("ladder",),
+    ("ladder", "run"),
+)
+"""The commands whose ``--help`` is timed: ``arena --help``, every command group and the common commands."""
 
 
 def build(db: Path, sandbox: str) -> None:
-    """A small league of real games: the sample bots' round robin, its board cached."""
+    """A small league of real games: the sample bots' round robin, its boards cached."""
     bots = [str(SAMPLES / name) for name in ("heuristic", "random", "lowest")]
     args = [ARENA, "tournament", "run", *bots, "--deals", "3", "--seed", "7", "--name", "startup"]
     subprocess.run([*args, "--sandbox", sandbox, "--db", str(db)], check=True, capture_output=True, timeout=600)
@@ -64,12 +98,14 @@ def checkout_of(revision: str, into: Path) -> Path:
     return into
 
 
-def once(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def once(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """Seconds from starting ``command`` to its exit (which must be 0), and the CPU
-    seconds it used (user and system: less swayed than the first by a busy machine)."""
+    seconds it used (user and system: less swayed than the first by a busy machine).
+    Run in ``cwd``, a folder with no ``arena`` in it: ``python -c`` and ``python -m``
+    look in the current folder before ``PYTHONPATH``."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, stdin=subprocess.DEVNULL, env=env)
+    subprocess.run(command, check=True, capture_output=True, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime)
@@ -80,19 +116,36 @@ def code_at(path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(path)}
 
 
+def commands_of(arena: list[str], db: Path, module_too: bool) -> dict[str, list[str]]:
+    """Each command timed, by the name the table gives it."""
+    commands = {"python -c pass": [sys.executable, "-c", "pass"]}
+    for words in HELPS:
+        commands[" ".join(["arena", *words, "--help"])] = [*arena, *words, "--help"]
+        if module_too and not words:
+            commands["python -m arena --help"] = [sys.executable, "-m", "arena", "--help"]
+    commands["arena leaderboard"] = [*arena, "leaderboard", "--db", str(db)]
+    commands["arena games"] = [*arena, "games", "--db", str(db)]
+    return commands
+
+
+def ratios(runs: list[tuple[float, float]], floors: list[tuple[float, float]], kind: int) -> list[float]:
+    return [run[kind] / floor[kind] for run, floor in zip(runs, floors, strict=True)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=21, help="runs of each command (default 21)")
+    parser.add_argument("--runs", type=int, default=15, help="runs of each command (default 15)")
     parser.add_argument("--keep", type=Path, help="build the database here once and reuse it")
     parser.add_argument("--sandbox", default="local", help="sandbox of the games played (default local)")
-    parser.add_argument("--before", metavar="REV", help="compare with the arena at this git revision, run by run")
+    parser.add_argument("--only", default="", metavar="TEXT", help="only the commands whose name contains TEXT")
+    parser.add_argument("--before", metavar="REV", help="also time the arena at this git revision, run by run")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error(f"--runs {args.runs}: at least 1")
 
     work = Path(tempfile.mkdtemp(prefix="arena-startup-"))
     try:
-        db = args.keep or work / "small.db"
+        db = (args.keep or work / "small.db").resolve()
         if not db.exists():
             print(f"playing the small league into {db} ...", file=sys.stderr)
             build(db, args.sandbox)
@@ -100,51 +153,47 @@ def main() -> None:
         # script names this checkout's entry point, which an older layout may not have.
         arena = [sys.executable, "-m", "arena"] if args.before else [ARENA]
         commands = {
-            "python -c pass": [sys.executable, "-c", "pass"],
-            "arena --help": [*arena, "--help"],
-            "arena tournament --help": [*arena, "tournament", "--help"],
-            "arena leaderboard": [*arena, "leaderboard", "--db", str(db)],
-            "arena games": [*arena, "games", "--db", str(db)],
+            name: command
+            for name, command in commands_of(arena, db, not args.before).items()
+            if args.only in name or name == "python -c pass"
         }
+        floor = [sys.executable, "-c", "import typer"]
         trees = {"now": code_at(ROOT)}
         if args.before:
             trees = {"before": code_at(checkout_of(args.before, work / "before")), **trees}
-        for command in commands.values():  # warm the file cache, compile each tree's bytecode
+        for command in [floor, *commands.values()]:  # warm the file cache, compile each tree's bytecode
             for env in trees.values():
-                once(command, env)
+                once(command, env, work)
+        floors: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         times: dict[tuple[str, str], list[tuple[float, float]]] = {(n, tree): [] for n in commands for tree in trees}
         for run in range(args.runs):
             for name, command in commands.items():
-                order = list(trees) if run % 2 == 0 else list(reversed(trees))
-                for tree in order:
-                    times[name, tree].append(once(command, trees[tree]))
+                order = ["floor", *trees]
+                order = order if run % 2 == 0 else list(reversed(order))
+                for side in order:
+                    if side == "floor":
+                        floors[name].append(once(floor, trees["now"], work))
+                    else:
+                        times[name, side].append(once(command, trees[side], work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    if not args.before:
-        print(f"{'command':<24} {'median':>8} {'fastest':>8} {'slowest':>8} {'CPU':>8}   ({args.runs} runs each)")
-        for name in commands:
-            ms = sorted(wall * 1000 for wall, _ in times[name, "now"])
-            cpu = statistics.median(used * 1000 for _, used in times[name, "now"])
-            print(f"{name:<24} {statistics.median(ms):>6.0f}ms {ms[0]:>6.0f}ms {ms[-1]:>6.0f}ms {cpu:>6.0f}ms")
-        return
-    paired = f"{args.before:>7} {'now':>7} {'now - before, paired':>28}"
-    print(f"{'':<24} {'wall clock, median':^44}   {'CPU time, median':^44}   ({args.runs} runs each)")
-    print(f"{'command':<24} {paired}   {paired}")
+    all_floors = [wall * 1000 for runs in floors.values() for wall, _ in runs]
+    print(f"floor {FLOOR}: median {statistics.median(all_floors):.0f} ms over {len(all_floors)} runs")
+    columns = "  ".join(f"{tree + ' ms':>9} {'ratio':>5} {'(range)':>11} {'CPU':>5}" for tree in trees)
+    print(f"{'command':<28} {'floor ms':>8}  {columns}   ({args.runs} runs each, ratios to the floor run beside)")
     for name in commands:
         cells = []
-        for kind in (0, 1):
-            before = [run[kind] * 1000 for run in times[name, "before"]]
-            now = [run[kind] * 1000 for run in times[name, "now"]]
-            diffs = [b - a for a, b in zip(before, now, strict=True)]
-            faster = sum(d < 0 for d in diffs)
-            median_diff = statistics.median(diffs)
-            share = median_diff / statistics.median(before)
+        for tree in trees:
+            runs = times[name, tree]
+            wall = ratios(runs, floors[name], 0)
+            cpu = ratios(runs, floors[name], 1)
             cells.append(
-                f"{statistics.median(before):>5.0f}ms {statistics.median(now):>5.0f}ms"
-                f" {median_diff:>+6.1f}ms ({share:+.1%}), {faster:>2}/{len(diffs)} faster"
+                f"{statistics.median(r[0] * 1000 for r in runs):>9.0f} {statistics.median(wall):>5.2f}"
+                f" ({min(wall):.2f}-{max(wall):.2f}) {statistics.median(cpu):>5.2f}"
             )
-        print(f"{name:<24} {cells[0]}   {cells[1]}")
+        floor_ms = statistics.median(f[0] * 1000 for f in floors[name])
+        print(f"{name:<28} {floor_ms:>8.0f}  {'  '.join(cells)}")
 
 
 if __name__ == "__main__":

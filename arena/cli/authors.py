@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from arena.cli.common import (
     DEFAULT_DB,
     DbOption,
     console,
     err_console,
+    escape,
     fail,
     open_store,
     print_check,
@@ -143,6 +142,8 @@ def author_list(db: DbOption = DEFAULT_DB) -> None:
         owned: dict[int, list[str]] = {}
         for name, author_id in store.db.execute("SELECT name, author_id FROM bot_owners ORDER BY name"):
             owned.setdefault(author_id, []).append(name)
+        from rich.table import Table
+
         table = Table(title=f"Authors in {db}")
         for column in ("author", "created", "revoked", "bots", "submissions"):
             table.add_column(column)

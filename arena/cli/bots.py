@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from arena.cli.common import (
     DEFAULT_DB,
@@ -16,6 +14,7 @@ from arena.cli.common import (
     FormatOption,
     console,
     err_console,
+    escape,
     fail,
     in_users_words,
     open_store,
@@ -166,6 +165,8 @@ def bot_list(
             writer.writerows({**row, "plays": " ".join(row["plays"])} for row in rows)
             print(shown(out.getvalue(), lines=True), end="")
             return
+        from rich.table import Table
+
         table = Table(title=escape(f"Bots in {db}"))
         for column in BOT_COLUMNS:
             table.add_column(column, justify="right" if column == "games" else "left")

@@ -1,9 +1,10 @@
 """What every ``arena`` command shares: its consoles, its error line, its common options.
 
 The main module (``arena.cli.main``) and the modules of its sub-apps all import this one and
-never each other's commands, so there is no import cycle. It imports only typer, rich
-and the standard library at the top: ``arena --help`` reads every command module, so
-whatever they import at the top is paid by every command, however small.
+never each other's commands, so there is no import cycle. It imports only typer
+and the standard library at the top (rich when a command first prints): a command's
+``--help`` reads its module, so whatever that imports at the top is paid by every use
+of the command, however small.
 """
 
 from __future__ import annotations
@@ -13,13 +14,9 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, cast
 
 import typer
-from rich.console import Console, ConsoleOptions, RenderableType
-from rich.markup import escape
-from rich.segment import Segment
-from rich.text import Text
 
 from arena.text import shown
 
@@ -27,68 +24,52 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from arena.botcheck import Check
+    from arena.cli.terminal import TerminalConsole
     from arena.store import Store
 
 
-class TerminalConsole(Console):
-    """Rich's console, whose every piece of text goes through ``shown`` on its way out:
-    a control character or bidi override a bot wrote is printed as its escape, whichever
-    command, table or renderer it came through (rich's own styles and cursor moves are
-    not text, and pass). Where a text is made, ``shown`` is applied too, so that tables
-    are laid out at its escaped width; this is the net under every such place (a
-    string is escaped before it is laid out, a rich ``Text`` as it is rendered)."""
+class MadeWhenUsed:
+    """A console made when it is first used (``TerminalConsole(**settings)``): importing
+    rich costs every command, ``--help`` included, as long as importing typer."""
 
-    def render_str(self, text: str, **kwargs: Any) -> Text:
-        """A string to print (a line, a table's cell, a title) escaped before it is laid
-        out, so that it is measured at the width it will have."""
-        return super().render_str(shown(text, lines=True), **kwargs)
+    def __init__(self, **settings: Any) -> None:
+        object.__setattr__(self, "_settings", settings)
+        object.__setattr__(self, "_made", None)
 
-    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterator[Segment]:
-        for segment in super().render(renderable, options):
-            if segment.control is None and segment.text:
-                safe = shown(segment.text, lines=True)
-                if safe is not segment.text:
-                    segment = Segment(safe, segment.style)
-            yield segment
+    def made(self) -> TerminalConsole:
+        made: TerminalConsole | None = object.__getattribute__(self, "_made")
+        if made is None:
+            from arena.cli.terminal import TerminalConsole
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:
-        """On a terminal (or with ``COLUMNS`` set), as rich prints. Into a file or a pipe,
-        nothing is wrapped or cut: a line stays one line (soft wrap), and a table or a
-        rule is laid out at its natural width, however wide, so a grep finds whole rows."""
-        if self.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
-            super().print(*objects, **kwargs)
-            return
-        kwargs.setdefault("soft_wrap", True)
-        width = max((self._natural_width(o) for o in objects), default=0)
-        if width <= self.width:
-            super().print(*objects, **kwargs)
-            return
-        saved = self._width
-        self.width = width
-        try:
-            super().print(*objects, **kwargs)
-        finally:
-            self._width = saved
+            made = TerminalConsole(**object.__getattribute__(self, "_settings"))
+            object.__setattr__(self, "_made", made)
+        return made
 
-    def _natural_width(self, renderable: Any) -> int:
-        """The columns ``renderable`` takes when nothing limits it (0: it fits any width,
-        as a text that wraps softly does)."""
-        from rich.cells import cell_len
-        from rich.measure import Measurement
-        from rich.rule import Rule
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.made(), name)
 
-        if isinstance(renderable, str | Text):
-            return 0
-        if isinstance(renderable, Rule):
-            title = renderable.title.plain if isinstance(renderable.title, Text) else str(renderable.title)
-            return cell_len(title) + 8 if title else 0
-        unbounded = 1_000_000
-        measured = Measurement.get(self, self.options.update(width=unbounded), renderable).maximum
-        return 0 if measured >= unbounded else measured
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.made(), name, value)
+
+    def __enter__(self) -> Any:  # rich's Live holds its console's lock with ``with``
+        return self.made().__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self.made().__exit__(*exc)
 
 
-console = TerminalConsole(highlight=False)
-err_console = TerminalConsole(stderr=True, highlight=False)
+console = cast("TerminalConsole", MadeWhenUsed(highlight=False))
+"""Standard output's console (a ``TerminalConsole``, made when first used)."""
+err_console = cast("TerminalConsole", MadeWhenUsed(stderr=True, highlight=False))
+"""Standard error's console (a ``TerminalConsole``, made when first used)."""
+
+
+def escape(markup: str) -> str:
+    """``markup`` with rich's markup escaped (rich's ``escape``, imported when used)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(markup)
+
 
 USER_ERRORS = (
     ("arena.bots", "BotError"),
@@ -96,7 +77,7 @@ USER_ERRORS = (
     ("arena.play.referee", "MatchError"),
     ("arena.sandbox.base", "StartError"),
     ("arena.play.replay", "ReplayError"),
-    ("arena.sandbox.images", "ImageError"),
+    ("arena.sandbox.base", "ImageError"),
     ("arena.store", "StoreError"),
     ("arena.cluster.coordinator", "ClusterError"),
     ("arena.cluster.node", "NodeError"),
@@ -277,6 +258,9 @@ def print_table(table: Table) -> None:
     import io
 
     from rich.cells import cell_len
+    from rich.console import Console
+
+    from arena.cli.terminal import TerminalConsole
 
     if fit_width() is None:
         title = cell_len(str(table.title or ""))

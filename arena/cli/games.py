@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from arena.cli.common import console, fail
+from arena.cli.common import console, escape, fail
 from arena.text import shown
 
 game_app = typer.Typer(help="Games: check that a game keeps the contract.", no_args_is_help=True)

@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from arena.cli.cluster import (
     ClusterOption,
@@ -32,6 +30,7 @@ from arena.cli.common import (
     console,
     deal_source,
     err_console,
+    escape,
     fail,
     open_store,
     print_table,
@@ -418,6 +417,8 @@ def summary(reading: Reading, stored: list[StoredBot], test: Sprt | None) -> Non
             markup=False,
             soft_wrap=True,
         )
+    from rich.table import Table
+
     table = Table(title=escape(f"{new} against each opponent (counted games)"), title_justify="left")
     for column in ("opponent", "games", "score", "Elo (NEW - it), 95% CI"):
         table.add_column(column, justify="left" if column == "opponent" else "right")

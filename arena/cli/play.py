@@ -36,9 +36,6 @@ from arena.cli.options import (
     plays,
     title_of,
 )
-from arena.cli.results import leaderboard_cmd
-from arena.cli.sandbox import open_sandbox, prepare
-from arena.cli.tournaments import tournament_run
 
 if TYPE_CHECKING:
     from arena.bots import Bot
@@ -85,6 +82,7 @@ def play(
     import trio
 
     from arena.cli.live import LivePrinter
+    from arena.cli.sandbox import open_sandbox, prepare
     from arena.games.registry import get_game
     from arena.play.match import MatchSpec
     from arena.play.referee import play_match, single_game
@@ -187,6 +185,9 @@ def demo(
     """A small demo tournament of the sample bots, then the leaderboard of every game stored."""
     if not (SAMPLE_BOTS / "heuristic").is_dir():
         fail(f"{SAMPLE_BOTS}: the sample bots are not here (run the demo from a checkout of Six Arena)")
+    from arena.cli.results import leaderboard_cmd
+    from arena.cli.tournaments import tournament_run
+
     bots = [str(SAMPLE_BOTS / name) for name in ("heuristic", "random", "lowest")]
     tournament_run(bots, table_size=3, deals=deals, db=db, sandbox_name=sandbox_name)
     console.print("\n[bold]Every game in the database:[/]")

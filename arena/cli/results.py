@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from arena.cli.common import (
     DEFAULT_DB,
@@ -14,6 +12,7 @@ from arena.cli.common import (
     DbOption,
     FormatOption,
     err_console,
+    escape,
     fail,
     open_store,
     print_board,
@@ -226,6 +225,8 @@ def games_cmd(
             )
             if value
         ) + (", with faults" if faults else "")
+        from rich.table import Table
+
         table = Table(title=escape(f"Games in {db}{scope}"))
         nodes = any(g.node for g in games)  # games stored before nodes were recorded have none
         for column in ("id", "tournament", "match", "deal", "rounds", "seats (score, rank)", "started"):

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
-
-from arena.cli.common import err_console, fail
+from arena.cli.common import err_console, escape, fail
 
 if TYPE_CHECKING:
     from arena.bots import Bot

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from arena.cli.cluster import (
     ClusterOption,
@@ -34,6 +32,7 @@ from arena.cli.common import (
     console,
     deal_source,
     err_console,
+    escape,
     fail,
     open_store,
     print_board,
@@ -404,6 +403,8 @@ def tournament_list(
             writer.writerows(rows)
             print(shown(out.getvalue(), lines=True), end="")
             return
+        from rich.table import Table
+
         table = Table(title=escape(f"Tournaments in {db}"))
         verdicts = any(row["verdict"] for row in rows)
         for column in ("tournament", "board", "status", "games", "created", "finished", "verdict")[: 6 + verdicts]:

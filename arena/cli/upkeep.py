@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from arena.cli.common import DEFAULT_DB, DbOption, console, fail, open_store, user_errors
+from arena.cli.common import DEFAULT_DB, DbOption, console, escape, fail, open_store, user_errors
 from arena.text import shown
 
 DestArgument = Annotated[

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from arena.sandbox.base import ResourceLimits, Sandbox, StartError
-from arena.sandbox.images import ImageError
+from arena.sandbox.base import ImageError, ResourceLimits, Sandbox, StartError
 
 SandboxName = Literal["auto", "docker", "local", "unsafe-local"]
 

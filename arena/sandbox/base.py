@@ -24,6 +24,11 @@ class StartError(Exception):
     """The bot could not be started at all; the message says why and how to fix it."""
 
 
+class ImageError(Exception):
+    """An image that cannot be built or used, with what to do about it (here, not in
+    ``arena.sandbox.images``, so that catching it loads no Docker SDK)."""
+
+
 class ResourceLimits(msgspec.Struct, frozen=True):
     """What one bot may use. Locally these are rlimits; in Docker, the container's caps."""
 

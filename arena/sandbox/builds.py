@@ -18,6 +18,7 @@ import docker.errors
 from docker.types import LogConfig, Ulimit
 
 from arena.bots import Bot
+from arena.sandbox.base import ImageError as ImageError
 from arena.sandbox.base import ResourceLimits
 from arena.sandbox.cgroups import Cgroup
 from arena.sandbox.containers import BOT_PATH, LABEL, allocate_user, owner_labels, release_user, remove_container
@@ -35,10 +36,6 @@ BUILD_STATUS = "arena-build-status"
 """The line a build container's first step prints with the build's exit status."""
 
 _build_users: dict[str, int] = {}
-
-
-class ImageError(Exception):
-    """An image that cannot be built or used, with what to do about it."""
 
 
 def create_build_container(

@@ -10,18 +10,20 @@ its creation; an arena that starts removes the containers whose owner is gone
 from __future__ import annotations
 
 import grp
+import json
 import os
 import pwd
 import secrets
 import socket
 import threading
+import urllib.parse
 from pathlib import Path
-from typing import Any
-
-import docker
-import docker.errors
+from typing import TYPE_CHECKING, Any
 
 from arena.sandbox.reaper import Reaper
+
+if TYPE_CHECKING:
+    import docker
 
 LABEL = "sixarena"
 """Every image and container of the arena carries this label."""
@@ -125,8 +127,19 @@ def _owner_alive(owner: str, started: str = "") -> bool:
     return not started or _start_ticks(int(pid)) in ("", started)
 
 
+def __getattr__(name: str) -> Any:
+    """``docker``, the SDK, imported when first used: an arena that plays locally loads none."""
+    if name == "docker":
+        import docker
+
+        return docker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def remove_stale_containers(client: docker.DockerClient) -> int:
     """Remove the arena's containers (bots and builds) whose arena process is gone."""
+    import docker.errors
+
     removed = 0
     for found in client.api.containers(all=True, filters={"label": f"{LABEL}.owner"}):  # one call
         labels = found.get("Labels") or {}
@@ -145,8 +158,13 @@ def remove_stale_containers_if_any(timeout: float = STALE_TIMEOUT_SECONDS) -> in
     one is; no error when the engine fails or goes away meanwhile (a bug still raises).
     How many containers went."""
     host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-    if not host.startswith("unix://") or not _answers(host[len("unix://") :], timeout):
+    listed = _listed(host[len("unix://") :], timeout) if host.startswith("unix://") else None
+    if listed is None:
         return 0  # no local engine (a remote one is cleared when a Docker arena starts)
+    if isinstance(listed, list) and not any(_stale(found) for found in listed):
+        return 0  # nothing to remove: no SDK loaded (an unreadable list goes through it)
+    import docker.errors
+
     try:
         client = docker.DockerClient(base_url=host, timeout=max(1, round(timeout)))
     except (docker.errors.DockerException, OSError):
@@ -159,22 +177,43 @@ def remove_stale_containers_if_any(timeout: float = STALE_TIMEOUT_SECONDS) -> in
         client.close()
 
 
-def _answers(path: str, timeout: float) -> bool:
-    """Whether an engine answers ``/_ping`` on the socket at ``path``: asked on a socket of
-    our own, closed whatever happens (the SDK's client leaks the one it probes with when
-    nothing answers)."""
+def _stale(found: Any) -> bool:
+    labels = (found.get("Labels") if isinstance(found, dict) else None) or {}
+    return not _owner_alive(labels.get(f"{LABEL}.owner", ""), labels.get(f"{LABEL}.started", ""))
+
+
+def _listed(path: str, timeout: float) -> object:
+    """The arena's containers as the engine on the socket at ``path`` lists them (a list
+    of its JSON objects), asked on a socket of our own, closed whatever happens (the SDK's
+    client leaks the one it probes with when nothing answers), without the SDK; None when
+    no engine answers, anything else when its answer is no such list."""
+    query = urllib.parse.quote(json.dumps({"label": [f"{LABEL}.owner"]}))
+    answer = b""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
             probe.settimeout(timeout)
             probe.connect(path)
-            probe.sendall(b"GET /_ping HTTP/1.0\r\n\r\n")
-            return probe.recv(64).startswith(b"HTTP/1.")
+            probe.sendall(f"GET /containers/json?all=1&filters={query} HTTP/1.0\r\n\r\n".encode())
+            while chunk := probe.recv(65536):
+                answer += chunk
     except OSError:
-        return False
+        if not answer.startswith(b"HTTP/1."):
+            return None
+    head, _, body = answer.partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1."):
+        return None
+    if head.split(b" ", 2)[1:2] != [b"200"]:
+        return head
+    try:
+        return json.loads(body)
+    except ValueError:
+        return body
 
 
 def remove_container(container: Any) -> None:
     """Remove a container (killing what runs in it) and tell the watchdog it is gone."""
+    import docker.errors
+
     try:
         container.remove(force=True)
     except docker.errors.NotFound:

@@ -203,7 +203,7 @@ def test_the_consoles_net_escapes_a_bots_bytes_and_keeps_the_arenas_styles() -> 
     from rich.markup import escape
     from rich.table import Table
 
-    from arena.cli.common import TerminalConsole
+    from arena.cli.terminal import TerminalConsole
 
     out = io.StringIO()
     terminal = TerminalConsole(file=out, force_terminal=True, color_system="standard", width=500, highlight=False)
