@@ -1,0 +1,122 @@
+"""Benchmark: tournaments in Docker against the same tournaments in the local sandbox.
+
+    .venv/bin/python bench/docker_local.py [--deals 6] [--sample-deals 8] [--runs 2]
+
+Two round robins, fair time on, storing every game, each played in both sandboxes,
+alternating (local, docker, local, docker...) so a busy machine weighs on both alike:
+
+1. 4 fast bots (heuristic, random, lowest, fast: answers in microseconds, the worst case
+   for what a container's start costs), one table of 4, ``--deals`` deals (4 rotations:
+   4 processes a bot);
+2. 6 sample bots (heuristic, random, lowest, greedy-c, greedy-js, greedy-perl), one table
+   of 6, ``--sample-deals`` deals (6 rotations: 6 processes a bot).
+
+It reports games per second of each, Docker's over local's (targets: at least 0.8x for
+the first, at least 1.0x for the second), and the containers the engine created for
+them. Needs a running engine and the base image (`arena image build`); bot images are
+built before the clocks run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import docker
+import msgspec
+import trio
+
+from arena.sandbox import choose_sandbox
+from arena.sandbox.containers import LABEL, OWNER
+from arena.store import Store
+from arena.tournaments.roundrobin import OnThisMachine, TournamentConfig, run_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = [ROOT / "sample_bots/heuristic", ROOT / "sample_bots/random", ROOT / "sample_bots/lowest", ROOT / "bench/bots/fast"]
+SAMPLE = [
+    ROOT / f"sample_bots/{name}" for name in ("heuristic", "random", "lowest", "greedy-c", "greedy-js", "greedy-perl")
+]
+
+
+def load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+class ContainerCount:
+    """Containers of this arena the engine created meanwhile (its events, ``create``)."""
+
+    def __init__(self, client: docker.DockerClient) -> None:
+        self._client = client
+        self._since = int(time.time()) - 1
+
+    def count(self) -> int:
+        events = self._client.events(
+            since=self._since,
+            until=int(time.time()) + 1,
+            filters={"type": "container", "event": "create", "label": f"{LABEL}.owner={OWNER}"},
+            decode=True,
+        )
+        return sum(1 for _ in events)
+
+
+def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str) -> tuple[float, int]:
+    """Seconds and games of one round robin of ``paths`` (one table of them all)."""
+    sandbox, _ = choose_sandbox(sandbox_name)  # type: ignore[arg-type]
+    with Store(work / f"{name}.db") as store:
+        bots = [store.add_bot(path) for path in paths]
+        config = TournamentConfig([b.ref for b in bots], len(paths), deals)
+        tournament = store.create_tournament(name, "nimmt", "standard", {}, 7, msgspec.to_builtins(config))
+        for bot in bots:
+            sandbox.prepare(bot.load(), progress=lambda line: None)
+        start = time.perf_counter()
+        trio.run(run_tournament, store, tournament, bots, OnThisMachine(sandbox, 1))
+        elapsed = time.perf_counter() - start
+        close = getattr(sandbox, "close", None)
+        if close is not None:
+            close()
+        return elapsed, store.count_games(tournament.id)
+
+
+def compare(label: str, paths: list[Path], deals: int, runs: int, client: docker.DockerClient) -> None:
+    rates: dict[str, list[float]] = {"local": [], "docker": []}
+    created: list[int] = []
+    games = 0
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        for attempt in range(runs):
+            for sandbox_name in ("local", "docker"):
+                counter = ContainerCount(client)
+                elapsed, games = play(work, sandbox_name, paths, deals, f"{sandbox_name}{attempt}")
+                rates[sandbox_name].append(games / elapsed)
+                if sandbox_name == "docker":
+                    created.append(counter.count())
+                print(f"    {label}, {sandbox_name}, run {attempt + 1}: {games / elapsed:.1f} games/s ({load()})")
+    local, dock = rates["local"], rates["docker"]
+    ratios = [d / lo for d, lo in zip(dock, local, strict=True)]
+    print(f"{label}: one table of {len(paths)}, {deals} deals ({games} games), fair time on, {runs} runs")
+    print(f"  local : {min(local):.1f}-{max(local):.1f} games/s")
+    print(f"  docker: {min(dock):.1f}-{max(dock):.1f} games/s, {min(created)}-{max(created)} containers created")
+    print(f"  docker/local, run by run: {', '.join(f'{r:.2f}' for r in ratios)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=6, help="deals of the 4 fast bots' table (default 6)")
+    parser.add_argument("--sample-deals", type=int, default=8, help="deals of the 6 sample bots' table (default 8)")
+    parser.add_argument("--runs", type=int, default=2, help="runs of each sandbox (default 2)")
+    parser.add_argument("--only", choices=["fast", "sample"], help="play only this tournament")
+    args = parser.parse_args()
+    client = docker.from_env()
+    print(f"start: {load()}")
+    if args.only != "sample":
+        compare("4 fast bots (target: docker/local at least 0.8)", FAST, args.deals, args.runs, client)
+    if args.only != "fast":
+        compare("6 sample bots (target: docker/local at least 1.0)", SAMPLE, args.sample_deals, args.runs, client)
+    print(f"end: {load()}")
+
+
+if __name__ == "__main__":
+    main()
