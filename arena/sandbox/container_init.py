@@ -19,7 +19,7 @@ until none is left: the namespaces die with their last process, and with them ev
 file, socket, segment and queue the process made.
 
 Commands on the control pipe (one a line): ``run N`` starts process N on the pipes of
-folder ``life-N``; ``end N`` kills it. Answers: ``started N``, ``exited N CODE`` (128 + the
+folder ``arena-io-N``; ``end N`` kills it. Answers: ``started N``, ``exited N CODE`` (128 + the
 signal if killed), ``ended N``, ``refused N WHY`` (namespaces not allowed here).
 """
 
@@ -123,14 +123,13 @@ def pid_one(run: str, program: bytes, pipes: list[int]) -> int:
 def life(run: str, program: bytes, uid: int, gid: int, tmp_mb: int, name: str, report: int) -> None:
     """A forked child of init: namespaces, then the pipes, then the process's pid 1."""
     code = 125
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
         try:
             libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its maps are written through /proc/self
             namespaces(uid, gid, tmp_mb, name)
+            libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # its processes cannot open its memory or files
         except OSError as exc:
-            os.write(report, f"refused {name[5:]} {exc}\n".encode())
+            os.write(report, f"refused {name.rsplit('-', 1)[1]} {exc}\n".encode())
             os._exit(126)
         os.close(report)
         # Blocks until the arena opens its end of the bot's input; then the outputs.
@@ -215,8 +214,11 @@ def main() -> None:
             if verb == "run" and current is None:
                 pid = os.fork()
                 if pid == 0:
-                    os.close(commands)
-                    life(run, program, uid, gid, tmp_mb, f"life-{number}", report)
+                    signal.set_wakeup_fd(-1)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    for fd in (commands, wake_r, wake_w):
+                        os.close(fd)
+                    life(run, program, uid, gid, tmp_mb, f"arena-io-{number}", report)
                 current = (number, pid)
                 os.write(report, f"started {number}\n".encode())
             elif verb == "end":

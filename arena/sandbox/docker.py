@@ -31,6 +31,7 @@ import os
 import shutil
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -357,6 +358,7 @@ class DockerProcess(PipedBot):
 
     async def _end_life(self) -> None:
         vessel, number, sandbox = self._vessel  # type: ignore[misc]
+        sandbox.emptying(vessel.key, 1)  # a start of this bot may wait for it rather than make another
         exited = await vessel.wait_for(("exited",), number, GRACE_SECONDS)
         if self._reason is None and exited is not None:
             self._reason = await self._life_exit(0)
@@ -416,6 +418,7 @@ class DockerSandbox:
         self._idle: dict[tuple[str, str], list[Vessel]] = {}
         self._emptying: dict[tuple[str, str], int] = {}
         self._vessels: set[Vessel] = set()
+        self._starts: Counter[tuple[str, str]] = Counter()
         atexit.register(self.close)
 
     def isolation_for(self, bot: Bot) -> str:
@@ -446,11 +449,16 @@ class DockerSandbox:
         vessel.close()
         self._vessels.discard(vessel)
 
+    def emptying(self, key: tuple[str, str], change: int) -> None:
+        self._emptying[key] = self._emptying.get(key, 0) + change
+
     async def give_back(self, vessel: Vessel, clean: bool) -> None:
         """A vessel whose process has ended: kept for the bot's next process if its init
-        reports every other process gone and the cgroup agrees, else removed."""
-        self._emptying[vessel.key] -= 1
-        if clean and not vessel.broken:
+        reports every other process gone and the cgroup agrees, and the bot has had more
+        than one process (a bot started once, as the start-up probe, rarely comes back),
+        else removed."""
+        self.emptying(vessel.key, -1)
+        if clean and not vessel.broken and vessel.freezer.usable and self._starts[vessel.key] > 1:
             vessel.idle_since = time.monotonic()
             self._idle.setdefault(vessel.key, []).append(vessel)
         else:
@@ -525,11 +533,11 @@ class DockerSandbox:
 
     async def _start_in_vessel(self, bot: Bot, image: str, max_line: int) -> DockerProcess:
         key = (image, bot.manifest.run)
+        self._starts[key] += 1
         vessel = await self._vessel(bot, key)
-        self._emptying[key] = self._emptying.get(key, 0) + 1  # back once its process has ended
         vessel.lives += 1
         number = vessel.lives
-        life_dir = vessel.io_dir / f"life-{number}"
+        life_dir = vessel.io_dir / f"arena-io-{number}"
         fds: list[int] = []
         try:
             life_dir.mkdir(mode=0o700)
@@ -560,7 +568,6 @@ class DockerSandbox:
             for fd in fds:
                 os.close(fd)
             shutil.rmtree(life_dir, ignore_errors=True)
-            self._emptying[key] -= 1
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(self._discard, vessel)
             raise
