@@ -35,7 +35,12 @@ from arena.store import Store
 from arena.tournaments.roundrobin import OnThisMachine, TournamentConfig, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST = [ROOT / "sample_bots/heuristic", ROOT / "sample_bots/random", ROOT / "sample_bots/lowest", ROOT / "bench/bots/fast"]
+FAST = [
+    ROOT / "sample_bots/heuristic",
+    ROOT / "sample_bots/random",
+    ROOT / "sample_bots/lowest",
+    ROOT / "bench/bots/fast",
+]
 SAMPLE = [
     ROOT / f"sample_bots/{name}" for name in ("heuristic", "random", "lowest", "greedy-c", "greedy-js", "greedy-perl")
 ]

@@ -73,12 +73,14 @@ def load_filter(program: bytes) -> None:
 def loopback_up() -> None:
     """Bring up the new network namespace's loopback (as in the container's own)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        fcntl.ioctl(sock, 0x8914, struct.pack("16sH14x", b"lo", 0x1 | 0x8 | 0x40))  # SIOCSIFFLAGS: up, loopback, running
+        # SIOCSIFFLAGS: up, loopback, running
+        fcntl.ioctl(sock, 0x8914, struct.pack("16sH14x", b"lo", 0x1 | 0x8 | 0x40))
 
 
 def namespaces(uid: int, gid: int, tmp_mb: int, life: str) -> None:
     """Make this process's own namespaces and file systems (see the module's docstring)."""
-    check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWPID), "unshare")
+    every = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWPID
+    check(libc.unshare(every), "unshare")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)

@@ -145,7 +145,9 @@ class Vessel:
     processes one after another, each in namespaces of its own. The control pipes are
     unlinked once both ends are open: only the arena and the init hold them."""
 
-    def __init__(self, key: tuple[str, str], container: Any, io_dir: Path, uid: int, report: int, commands: int) -> None:
+    def __init__(
+        self, key: tuple[str, str], container: Any, io_dir: Path, uid: int, report: int, commands: int
+    ) -> None:
         self.key = key
         self.container = container
         self.io_dir = io_dir
@@ -464,7 +466,7 @@ class DockerSandbox:
         else:
             await trio.to_thread.run_sync(self._discard, vessel)
         now = time.monotonic()
-        for key, vessels in self._idle.items():
+        for vessels in self._idle.values():
             for old in [v for v in vessels if now - v.idle_since > IDLE_SECONDS]:
                 vessels.remove(old)
                 threading.Thread(target=self._discard, args=(old,), daemon=True).start()
@@ -720,7 +722,6 @@ class DockerSandbox:
             remove_container(container)
             raise
         return container
-
 
 
 async def _open_writer(container: Any, fifo: Path) -> int:

@@ -82,7 +82,9 @@ def as_nobody() -> None:
 def io_folders() -> list[Path]:
     """The folders holding a bot process's pipes: a container's own, or those of each
     process of a container kept for a bot's processes (a folder in the container's)."""
-    return sorted(pipe.parent for pattern in ("arena-io-*/in", "arena-io-*/arena-io-*/in") for pipe in run_dir().glob(pattern))
+    return sorted(
+        pipe.parent for pattern in ("arena-io-*/in", "arena-io-*/arena-io-*/in") for pipe in run_dir().glob(pattern)
+    )
 
 
 def labelled(client: docker.DockerClient, *labels: str) -> list[str]:

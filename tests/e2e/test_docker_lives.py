@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from pathlib import Path
 
 import pytest
 import trio
