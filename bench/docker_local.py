@@ -1,6 +1,6 @@
 """Benchmark: tournaments in Docker against the same tournaments in the local sandbox.
 
-    .venv/bin/python bench/docker_local.py [--deals 6] [--sample-deals 8] [--runs 2]
+    .venv/bin/python bench/docker_local.py [--deals 6] [--sample-deals 8] [--runs 2] [--no-before]
 
 Two round robins, fair time on, storing every game, each played in both sandboxes,
 alternating (local, docker, local, docker...) so a busy machine weighs on both alike:
@@ -13,7 +13,8 @@ alternating (local, docker, local, docker...) so a busy machine weighs on both a
 
 It reports games per second of each, Docker's over local's (targets: at least 0.8x for
 the first, at least 1.0x for the second), and the containers the engine created for
-them. Needs a running engine and the base image (`arena image build`); bot images are
+them; with ``--before`` (the default) also Docker with a container per process, as
+before a container served a bot's processes one after another (``docker-alone``). Needs a running engine and the base image (`arena image build`); bot images are
 built before the clocks run.
 """
 
@@ -69,7 +70,9 @@ class ContainerCount:
 
 def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str) -> tuple[float, int]:
     """Seconds and games of one round robin of ``paths`` (one table of them all)."""
-    sandbox, _ = choose_sandbox(sandbox_name)  # type: ignore[arg-type]
+    sandbox, _ = choose_sandbox("docker" if sandbox_name.startswith("docker") else sandbox_name)  # type: ignore[arg-type]
+    if sandbox_name == "docker-alone":
+        sandbox.reuse = False  # type: ignore[attr-defined]
     with Store(work / f"{name}.db") as store:
         bots = [store.add_bot(path) for path in paths]
         config = TournamentConfig([b.ref for b in bots], len(paths), deals)
@@ -85,26 +88,27 @@ def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str
         return elapsed, store.count_games(tournament.id)
 
 
-def compare(label: str, paths: list[Path], deals: int, runs: int, client: docker.DockerClient) -> None:
-    rates: dict[str, list[float]] = {"local": [], "docker": []}
-    created: list[int] = []
+def compare(label: str, paths: list[Path], deals: int, runs: int, client: docker.DockerClient, before: bool) -> None:
+    ways = ["local", "docker", "docker-alone"] if before else ["local", "docker"]
+    rates: dict[str, list[float]] = {way: [] for way in ways}
+    created: dict[str, list[int]] = {way: [] for way in ways}
     games = 0
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         for attempt in range(runs):
-            for sandbox_name in ("local", "docker"):
+            for way in ways:
                 counter = ContainerCount(client)
-                elapsed, games = play(work, sandbox_name, paths, deals, f"{sandbox_name}{attempt}")
-                rates[sandbox_name].append(games / elapsed)
-                if sandbox_name == "docker":
-                    created.append(counter.count())
-                print(f"    {label}, {sandbox_name}, run {attempt + 1}: {games / elapsed:.1f} games/s ({load()})")
-    local, dock = rates["local"], rates["docker"]
-    ratios = [d / lo for d, lo in zip(dock, local, strict=True)]
+                elapsed, games = play(work, way, paths, deals, f"{way}{attempt}")
+                rates[way].append(games / elapsed)
+                created[way].append(counter.count())
+                print(f"    {label}, {way}, run {attempt + 1}: {games / elapsed:.1f} games/s ({load()})")
     print(f"{label}: one table of {len(paths)}, {deals} deals ({games} games), fair time on, {runs} runs")
-    print(f"  local : {min(local):.1f}-{max(local):.1f} games/s")
-    print(f"  docker: {min(dock):.1f}-{max(dock):.1f} games/s, {min(created)}-{max(created)} containers created")
-    print(f"  docker/local, run by run: {', '.join(f'{r:.2f}' for r in ratios)}")
+    for way in ways:
+        made = f", {min(created[way])}-{max(created[way])} containers created" if way != "local" else ""
+        print(f"  {way:12}: {min(rates[way]):.1f}-{max(rates[way]):.1f} games/s{made}")
+    for way in ways[1:]:
+        ratios = [d / lo for d, lo in zip(rates[way], rates["local"], strict=True)]
+        print(f"  {way}/local, run by run: {', '.join(f'{r:.2f}' for r in ratios)}")
 
 
 def main() -> None:
@@ -113,13 +117,26 @@ def main() -> None:
     parser.add_argument("--sample-deals", type=int, default=8, help="deals of the 6 sample bots' table (default 8)")
     parser.add_argument("--runs", type=int, default=2, help="runs of each sandbox (default 2)")
     parser.add_argument("--only", choices=["fast", "sample"], help="play only this tournament")
+    parser.add_argument(
+        "--before",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also play in Docker with a container per process, as before kept containers (docker-alone)",
+    )
     args = parser.parse_args()
     client = docker.from_env()
     print(f"start: {load()}")
     if args.only != "sample":
-        compare("4 fast bots (target: docker/local at least 0.8)", FAST, args.deals, args.runs, client)
+        compare("4 fast bots (target: docker/local at least 0.8)", FAST, args.deals, args.runs, client, args.before)
     if args.only != "fast":
-        compare("6 sample bots (target: docker/local at least 1.0)", SAMPLE, args.sample_deals, args.runs, client)
+        compare(
+            "6 sample bots (target: docker/local at least 1.0)",
+            SAMPLE,
+            args.sample_deals,
+            args.runs,
+            client,
+            args.before,
+        )
     print(f"end: {load()}")
 
 
