@@ -1,6 +1,6 @@
 """Benchmark: tournaments in Docker against the same tournaments in the local sandbox.
 
-    .venv/bin/python bench/docker_local.py [--deals 6] [--sample-deals 8] [--runs 2] [--no-before]
+    .venv/bin/python bench/docker_local.py [--deals 6] [--sample-deals 8] [--runs 2] [--league] [--no-before]
 
 Two round robins, fair time on, storing every game, each played in both sandboxes,
 alternating (local, docker, local, docker...) so a busy machine weighs on both alike:
@@ -68,14 +68,14 @@ class ContainerCount:
         return sum(1 for _ in events)
 
 
-def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str) -> tuple[float, int]:
-    """Seconds and games of one round robin of ``paths`` (one table of them all)."""
+def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str, table: int) -> tuple[float, int]:
+    """Seconds and games of one round robin of ``paths`` at tables of ``table``."""
     sandbox, _ = choose_sandbox("docker" if sandbox_name.startswith("docker") else sandbox_name)  # type: ignore[arg-type]
     if sandbox_name == "docker-alone":
         sandbox.reuse = False  # type: ignore[attr-defined]
     with Store(work / f"{name}.db") as store:
         bots = [store.add_bot(path) for path in paths]
-        config = TournamentConfig([b.ref for b in bots], len(paths), deals)
+        config = TournamentConfig([b.ref for b in bots], table, deals)
         tournament = store.create_tournament(name, "nimmt", "standard", {}, 7, msgspec.to_builtins(config))
         for bot in bots:
             sandbox.prepare(bot.load(), progress=lambda line: None)
@@ -88,7 +88,10 @@ def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str
         return elapsed, store.count_games(tournament.id)
 
 
-def compare(label: str, paths: list[Path], deals: int, runs: int, client: docker.DockerClient, before: bool) -> None:
+def compare(
+    label: str, paths: list[Path], deals: int, runs: int, client: docker.DockerClient, before: bool, table: int = 0
+) -> None:
+    table = table or len(paths)
     ways = ["local", "docker", "docker-alone"] if before else ["local", "docker"]
     rates: dict[str, list[float]] = {way: [] for way in ways}
     created: dict[str, list[int]] = {way: [] for way in ways}
@@ -98,11 +101,12 @@ def compare(label: str, paths: list[Path], deals: int, runs: int, client: docker
         for attempt in range(runs):
             for way in ways:
                 counter = ContainerCount(client)
-                elapsed, games = play(work, way, paths, deals, f"{way}{attempt}")
+                elapsed, games = play(work, way, paths, deals, f"{way}{attempt}", table)
                 rates[way].append(games / elapsed)
                 created[way].append(counter.count())
                 print(f"    {label}, {way}, run {attempt + 1}: {games / elapsed:.1f} games/s ({load()})")
-    print(f"{label}: one table of {len(paths)}, {deals} deals ({games} games), fair time on, {runs} runs")
+    tables = "one table" if table == len(paths) else f"every table of {table}"
+    print(f"{label}: {len(paths)} bots, {tables}, {deals} deals a table ({games} games), fair time on, {runs} runs")
     for way in ways:
         made = f", {min(created[way])}-{max(created[way])} containers created" if way != "local" else ""
         print(f"  {way:12}: {min(rates[way]):.1f}-{max(rates[way]):.1f} games/s{made}")
@@ -117,6 +121,12 @@ def main() -> None:
     parser.add_argument("--sample-deals", type=int, default=8, help="deals of the 6 sample bots' table (default 8)")
     parser.add_argument("--runs", type=int, default=2, help="runs of each sandbox (default 2)")
     parser.add_argument("--only", choices=["fast", "sample"], help="play only this tournament")
+    parser.add_argument(
+        "--league",
+        action="store_true",
+        help="also the 6 sample bots at every table of 4 (15 tables, --league-deals each): containers kept across tables",
+    )
+    parser.add_argument("--league-deals", type=int, default=1, help="deals of each table of the league (default 1)")
     parser.add_argument(
         "--before",
         action=argparse.BooleanOptionalAction,
@@ -137,6 +147,8 @@ def main() -> None:
             client,
             args.before,
         )
+    if args.league:
+        compare("6 sample bots at tables of 4", SAMPLE, args.league_deals, args.runs, client, args.before, table=4)
     print(f"end: {load()}")
 
 

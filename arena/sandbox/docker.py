@@ -507,7 +507,11 @@ class DockerSandbox:
         try:
             io_dir = private_dir("arena-io-", uid)
             (io_dir / "init.py").write_bytes(INIT_SCRIPT.read_bytes())
-            (io_dir / "seccomp.bpf").write_bytes(bot_filter())
+            try:
+                program = bot_filter()
+            except StartError as exc:  # no libseccomp here: the engine's profile, a container per process
+                raise Refused(str(exc)) from None
+            (io_dir / "seccomp.bpf").write_bytes(program)
             for name in ("ctl-in", "ctl-out"):
                 os.mkfifo(io_dir / name, 0o600)
             for name in ("init.py", "seccomp.bpf", "ctl-in", "ctl-out"):
