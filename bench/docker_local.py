@@ -25,13 +25,13 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import docker
 import msgspec
 import trio
 
 from arena.sandbox import choose_sandbox
-from arena.sandbox.containers import LABEL, OWNER
 from arena.store import Store
 from arena.tournaments.roundrobin import OnThisMachine, TournamentConfig, run_tournament
 
@@ -52,20 +52,26 @@ def load() -> str:
 
 
 class ContainerCount:
-    """Containers of this arena the engine created meanwhile (its events, ``create``)."""
+    """Containers the arena asks the engine to create meanwhile (a count of its calls:
+    the engine's event log keeps too few events for a long run)."""
 
-    def __init__(self, client: docker.DockerClient) -> None:
-        self._client = client
-        self._since = int(time.time()) - 1
+    calls = 0
+
+    def __init__(self) -> None:
+        self._start = ContainerCount.calls
 
     def count(self) -> int:
-        events = self._client.events(
-            since=self._since,
-            until=int(time.time()) + 1,
-            filters={"type": "container", "event": "create", "label": f"{LABEL}.owner={OWNER}"},
-            decode=True,
-        )
-        return sum(1 for _ in events)
+        return ContainerCount.calls - self._start
+
+    @classmethod
+    def install(cls) -> None:
+        create = docker.api.client.APIClient.create_container
+
+        def counted(self: docker.api.client.APIClient, *args: Any, **kwargs: Any) -> Any:
+            cls.calls += 1
+            return create(self, *args, **kwargs)
+
+        docker.api.client.APIClient.create_container = counted  # type: ignore[method-assign]
 
 
 def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str, table: int) -> tuple[float, int]:
@@ -88,9 +94,7 @@ def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str
         return elapsed, store.count_games(tournament.id)
 
 
-def compare(
-    label: str, paths: list[Path], deals: int, runs: int, client: docker.DockerClient, before: bool, table: int = 0
-) -> None:
+def compare(label: str, paths: list[Path], deals: int, runs: int, before: bool, table: int = 0) -> None:
     table = table or len(paths)
     ways = ["local", "docker", "docker-alone"] if before else ["local", "docker"]
     rates: dict[str, list[float]] = {way: [] for way in ways}
@@ -100,7 +104,7 @@ def compare(
         work = Path(folder)
         for attempt in range(runs):
             for way in ways:
-                counter = ContainerCount(client)
+                counter = ContainerCount()
                 elapsed, games = play(work, way, paths, deals, f"{way}{attempt}", table)
                 rates[way].append(games / elapsed)
                 created[way].append(counter.count())
@@ -134,21 +138,20 @@ def main() -> None:
         help="also play in Docker with a container per process, as before kept containers (docker-alone)",
     )
     args = parser.parse_args()
-    client = docker.from_env()
+    ContainerCount.install()
     print(f"start: {load()}")
     if args.only != "sample":
-        compare("4 fast bots (target: docker/local at least 0.8)", FAST, args.deals, args.runs, client, args.before)
+        compare("4 fast bots (target: docker/local at least 0.8)", FAST, args.deals, args.runs, args.before)
     if args.only != "fast":
         compare(
             "6 sample bots (target: docker/local at least 1.0)",
             SAMPLE,
             args.sample_deals,
             args.runs,
-            client,
             args.before,
         )
     if args.league:
-        compare("6 sample bots at tables of 4", SAMPLE, args.league_deals, args.runs, client, args.before, table=4)
+        compare("6 sample bots at tables of 4", SAMPLE, args.league_deals, args.runs, args.before, table=4)
     print(f"end: {load()}")
 
 
