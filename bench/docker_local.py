@@ -87,10 +87,12 @@ def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str
             sandbox.prepare(bot.load(), progress=lambda line: None)
         start = time.perf_counter()
         trio.run(run_tournament, store, tournament, bots, OnThisMachine(sandbox, 1))
-        close = getattr(sandbox, "close", None)
-        if close is not None:
-            close()  # the containers kept for the bots go (as at the arena's exit): timed too
         elapsed = time.perf_counter() - start
+        close = getattr(sandbox, "close", None)
+        if close is not None:  # the containers kept for the bots go: at the arena's exit, after it
+            start = time.perf_counter()
+            close()
+            print(f"    (removing the kept containers took {time.perf_counter() - start:.2f} s, untimed)")
         return elapsed, store.count_games(tournament.id)
 
 

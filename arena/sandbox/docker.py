@@ -421,7 +421,7 @@ class DockerSandbox:
         self._emptying: dict[tuple[str, str], int] = {}
         self._vessels: set[Vessel] = set()
         self._starts: Counter[tuple[str, str]] = Counter()
-        atexit.register(self.close)
+        atexit.register(self._at_exit)
 
     def isolation_for(self, bot: Bot) -> str:
         """The same for every bot: ``isolation``."""
@@ -437,7 +437,7 @@ class DockerSandbox:
         return "make the base image again: `arena image build --force`"
 
     def close(self) -> None:
-        """Remove the containers kept for bots' next processes (at exit at the latest)."""
+        """Remove the containers kept for bots' next processes, now."""
         kept = [v for vessels in self._idle.values() for v in vessels]
         self._idle.clear()
         threads = [threading.Thread(target=self._discard, args=(v,)) for v in kept]
@@ -445,6 +445,14 @@ class DockerSandbox:
             thread.start()
         for thread in threads:
             thread.join()
+
+    def _at_exit(self) -> None:
+        """At the arena's exit the kept containers need no waiting: their inits see the
+        control pipe end and exit, and the watchdog, which outlives the arena, removes
+        them. Without a watchdog, they are removed here."""
+        watchdog = Reaper._proc
+        if watchdog is None or watchdog.poll() is not None:
+            self.close()
 
     def _discard(self, vessel: Vessel) -> None:
         remove_container(vessel.container)
