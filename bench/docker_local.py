@@ -87,12 +87,12 @@ def play(work: Path, sandbox_name: str, paths: list[Path], deals: int, name: str
             sandbox.prepare(bot.load(), progress=lambda line: None)
         start = time.perf_counter()
         trio.run(run_tournament, store, tournament, bots, OnThisMachine(sandbox, 1))
-        elapsed = time.perf_counter() - start
+        played = time.perf_counter()
         close = getattr(sandbox, "close", None)
-        if close is not None:  # the containers kept for the bots go: at the arena's exit, after it
-            start = time.perf_counter()
+        if close is not None:  # the containers kept for the bots go, as at the arena's exit: timed too
             close()
-            print(f"    (removing the kept containers took {time.perf_counter() - start:.2f} s, untimed)")
+            print(f"    (removing the kept containers: {time.perf_counter() - played:.2f} s)")
+        elapsed = time.perf_counter() - start
         return elapsed, store.count_games(tournament.id)
 
 

@@ -238,8 +238,9 @@ class Vessel:
         self.freezer.close()
         self.cgroup.close()
         for fd in (self.report, self.commands):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
         shutil.rmtree(self.io_dir, ignore_errors=True)
         release_user(self.uid)
 
@@ -421,7 +422,7 @@ class DockerSandbox:
         self._emptying: dict[tuple[str, str], int] = {}
         self._vessels: set[Vessel] = set()
         self._starts: Counter[tuple[str, str]] = Counter()
-        atexit.register(self._at_exit)
+        atexit.register(self.close)
 
     def isolation_for(self, bot: Bot) -> str:
         """The same for every bot: ``isolation``."""
@@ -437,22 +438,19 @@ class DockerSandbox:
         return "make the base image again: `arena image build --force`"
 
     def close(self) -> None:
-        """Remove the containers kept for bots' next processes, now."""
+        """Remove the containers kept for bots' next processes (at the arena's exit at the
+        latest), all at once: their inits, seeing their control pipes end, exit first."""
         kept = [v for vessels in self._idle.values() for v in vessels]
         self._idle.clear()
+        for vessel in kept:
+            with contextlib.suppress(OSError):
+                os.close(vessel.commands)
+            vessel.commands = -1
         threads = [threading.Thread(target=self._discard, args=(v,)) for v in kept]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-
-    def _at_exit(self) -> None:
-        """At the arena's exit the kept containers need no waiting: their inits see the
-        control pipe end and exit, and the watchdog, which outlives the arena, removes
-        them. Without a watchdog, they are removed here."""
-        watchdog = Reaper._proc
-        if watchdog is None or watchdog.poll() is not None:
-            self.close()
 
     def _discard(self, vessel: Vessel) -> None:
         remove_container(vessel.container)
