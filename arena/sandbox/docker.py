@@ -413,6 +413,8 @@ class DockerSandbox:
         self.limits = limits or ResourceLimits()
         self.client = client or connect()
         self.reuse = reuse
+        self.refusal = ""
+        """Why processes do not share containers here, if they were to and cannot."""
         remove_stale_containers(self.client)
         self.isolation = (
             f"docker: no network, read-only root, {self.limits.memory_mb} MiB, "

@@ -24,10 +24,12 @@ from arena.bots import load_bot
 from arena.play.match import GameSpec, MatchSpec, TimeLimits
 from arena.play.referee import play_match
 from arena.play.replay import End
+from arena.sandbox.base import StartError
 from arena.sandbox.containers import LABEL, OWNER
 from arena.sandbox.docker import DockerSandbox
+from protocol.messages import Hello, Limits, encode
 
-from ..conftest import MakeBot
+from ..conftest import SAMPLES, MakeBot
 
 pytestmark = pytest.mark.docker
 
@@ -174,3 +176,32 @@ async def test_nothing_of_a_process_reaches_the_next_in_its_container(
     for found in docker_sandbox.client.api.containers(filters=mine):
         top = docker_sandbox.client.api.top(found["Id"])["Processes"]
         assert len(top) == 1 and re.search(r"init\.py", " ".join(top[0])), top
+
+
+async def test_where_namespaces_cannot_be_made_a_container_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No seccomp filter to put on a process (no libseccomp; a security module that
+    forbids the namespaces says so the same way): the sandbox starts the bot in a
+    container of its own under the engine's profile, as before, and says why."""
+    import arena.sandbox.docker as sandbox_module
+
+    def no_filter() -> bytes:
+        raise StartError("the local sandbox's seccomp filter needs libseccomp")
+
+    monkeypatch.setattr(sandbox_module, "bot_filter", no_filter)
+    sandbox = DockerSandbox()
+    try:
+        bot = load_bot(SAMPLES / "random")
+        await trio.to_thread.run_sync(sandbox.prepare, bot, lambda line: None)
+        hello = encode(Hello(1, "nimmt", {}, 0, 2, Limits(1000, 10000, 10000)))
+        async with trio.open_nursery() as nursery:
+            process = await sandbox.start(bot, nursery, 65536)
+            try:
+                await process.send(hello, 10)
+                with trio.fail_after(60):
+                    assert b'"hello"' in await process.receive_line()
+                assert not sandbox.reuse and "libseccomp" in sandbox.refusal
+                assert process.container.attrs["HostConfig"]["Init"] is True, "the engine's init"
+            finally:
+                await process.stop()
+    finally:
+        sandbox.close()
