@@ -162,9 +162,11 @@ def docker_sandbox() -> Iterator[object]:
         pytest.fail(
             f"Docker tests need an engine and the base image (./setup.sh; ARENA_NO_DOCKER=1 leaves them out): {exc}"
         )
+    sandbox = DockerSandbox(client=client)
     try:
-        yield DockerSandbox(client=client)
+        yield sandbox
     finally:
+        sandbox.close()
         client.close()
 
 

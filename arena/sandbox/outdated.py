@@ -19,7 +19,7 @@ def outdated(client: docker.DockerClient, current: str, stored: set[str]) -> lis
     whatever their base: the images of a bot whose content hash is in ``stored`` (the
     databases' bots), those a container uses (a running arena's, or a stopped one's),
     and the bases and runtimes under any kept image. Never the root file system."""
-    used = {c.attrs.get("Image", "") for c in client.containers.list(all=True)}
+    used = {c.get("ImageID", "") for c in client.api.containers(all=True)}  # one call: no race with a removal
     listed = client.images.list(filters={"label": LABEL})
     kept_bases = {current}
     stale: list[tuple[str, str]] = []

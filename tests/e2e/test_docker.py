@@ -160,6 +160,13 @@ async def test_docker_plays_exactly_as_local(docker_sandbox: DockerSandbox) -> N
     assert story(local) == story(contained)
     assert contained.games[0].replay[0].seats[0].isolation.startswith("docker")
     mine = {"label": f"{LABEL}.owner={OWNER}"}  # other arenas on this engine may be running
+    # What the match leaves are containers kept for the bots' next processes, each
+    # running its init alone; closing the sandbox (or the arena's exit) removes them.
+    kept = docker_sandbox.client.api.containers(all=True, filters=mine)
+    for found in kept:
+        top = docker_sandbox.client.api.top(found["Id"])["Processes"]
+        assert len(top) == 1 and "init.py" in " ".join(top[0]), top
+    docker_sandbox.close()
     assert docker_sandbox.client.api.containers(all=True, filters=mine) == []
 
 

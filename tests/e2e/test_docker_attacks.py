@@ -80,7 +80,11 @@ def as_nobody() -> None:
 
 
 def io_folders() -> list[Path]:
-    return sorted(run_dir().glob("arena-io-*"))
+    """The folders holding a bot process's pipes: a container's own, or those of each
+    process of a container kept for a bot's processes (a folder in the container's)."""
+    return sorted(
+        pipe.parent for pattern in ("arena-io-*/in", "arena-io-*/arena-io-*/in") for pipe in run_dir().glob(pattern)
+    )
 
 
 def labelled(client: docker.DockerClient, *labels: str) -> list[str]:
@@ -133,6 +137,8 @@ async def test_another_host_user_cannot_reach_a_bots_pipes(docker_sandbox: Docke
     assert [s.status for s in game.statuses] == ["ok", "ok"], [s.faults for s in game.statuses]
     assert faults_of(result, 0) == [] and faults_of(result, 1) == []
     assert io_folders() == [], "the pipe folders go with the game"
+    docker_sandbox.close()
+    assert list(run_dir().glob("arena-io-*")) == [], "and the containers' folders with the sandbox"
     header = game.replay[0]
     assert isinstance(header, Header)
     assert all("unprivileged user" in seat.isolation for seat in header.seats)

@@ -124,9 +124,14 @@ async def test_a_crashed_container_is_replaced_for_the_next_game(docker_sandbox:
     crashed, after = await match([crashy, RANDOM], 2, docker_sandbox)
     assert [f.kind for f in faults(crashed, seat_of(crashed, 0))] == ["crash"]
     assert after.statuses[seat_of(after, 0)].status == "ok"
-    assert "started" in stderr_of(after, seat_of(after, 0)), "a new container"
-    left = docker_sandbox.client.api.containers(all=True, filters={"label": f"{LABEL}.bot=crashydocker"})
-    assert left == [], "the crashed container and its successor were both removed"
+    assert "started" in stderr_of(after, seat_of(after, 0)), "a new process"
+    mine = {"label": f"{LABEL}.bot=crashydocker"}
+    for kept in docker_sandbox.client.api.containers(all=True, filters=mine):  # for the bot's next process
+        top = docker_sandbox.client.api.top(kept["Id"])["Processes"]
+        assert len(top) == 1 and "init.py" in " ".join(top[0]), "nothing of the crashed process or its successor"
+    docker_sandbox.close()
+    left = docker_sandbox.client.api.containers(all=True, filters=mine)
+    assert left == [], "the crashed process's container and its successor's were both removed"
 
 
 @pytest.mark.parametrize("when", ["at its first request", "at start-up"])
