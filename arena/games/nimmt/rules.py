@@ -353,7 +353,7 @@ def view(state: State, seat: int) -> View:
         cards_per_turn=settings.cards_per_turn,
         keep_rows=settings.keep_rows,
         shedding=settings.shedding,
-        hand_sizes=tuple(len(hand) for hand in state.hands),
+        hand_sizes=tuple(map(len, state.hands)),
         offer=state.offer,
         picks=state.picks,
     )
