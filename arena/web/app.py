@@ -467,6 +467,7 @@ def _warm_up(pages: Pages, warmed: threading.Event) -> None:
     the current one is computed."""
     try:
         pages.boards.leaderboard(None, None, None)
+        pages.ladders.boards(None)  # the leaderboard page's ladder section, and the ladder page's board
         warmed.set()
         for summary in pages.tournaments.tournaments().tournaments[:WARM_TOURNAMENTS]:
             pages.tournaments.tournament(summary.name)
