@@ -178,6 +178,7 @@ def fill_ladder(path: Path, work: Path, rate: float, hours: float = 1.0) -> None
             for game_no in range(LADDER_DEALS * LADDER_TABLE):
                 ladder_game(store, ladder.id, match_no, game_no, seated, strength, start + 0.3 * game_no, rng)
         store.db.execute("COMMIT")
+        leaderboard(store, "nimmt", "standard", "ladder")  # what the ladder caches as it rates its bots
         epochs = tables // spec.reveal_every
         if epochs:
             store.reveal_epochs(ladder.id, epochs, epoch_key(secret, epochs - 1))
@@ -209,6 +210,7 @@ def feed(path: Path, rate: float, seconds: float) -> None:
     """The ladder going on (``--feed``, a process of its own): it holds the ladder's lease
     and stores a table's games every table's worth of time at ``rate`` games a second."""
     from arena.store.submissions import Submissions
+    from arena.tournaments.ladder import RATINGS_S
 
     rng = random.Random(3)
     with Store(path) as store:
@@ -220,8 +222,12 @@ def feed(path: Path, rate: float, seconds: float) -> None:
         match_no = max(m for m, _ in store.done_games(ladder.id)) + 1
         per_table = LADDER_DEALS * LADDER_TABLE
         end = time.monotonic() + seconds
+        rated = time.monotonic()
         while time.monotonic() < end:
             began, table = time.monotonic(), rng.sample(bots, LADDER_TABLE)
+            if began - rated >= RATINGS_S:  # the ladder rates its bots (and caches the board) as it goes
+                leaderboard(store, "nimmt", "standard", "ladder")
+                rated = began
             for game in range(per_table):  # a game at a time, as a table stores them
                 ladder_game(store, ladder.id, match_no, game, table, strength, time.time(), rng)
                 time.sleep(max(0.0, began + (game + 1) / rate - time.monotonic()))
@@ -737,12 +743,13 @@ def prepare(db: Path, args: argparse.Namespace, work: Path) -> None:
         return
     start = time.perf_counter()
     build(db, args.games, work)
-    fill_ladder(db, work, args.ladder_rate)
-    fill_extras(db, work)
     with Store(db) as store:  # what the end of the tournament's run caches
         big = store.get_tournament("big")
         assert big is not None
         settle(store, big.game, big.variant, big.name, big.id)
+    fill_ladder(db, work, args.ladder_rate)
+    fill_extras(db, work)
+    with Store(db) as store:
         games = store.count_games()
     print(f"built {db} ({games} games, {args.games} in one tournament) in {time.perf_counter() - start:.0f} s")
 
