@@ -282,20 +282,25 @@ def feeding(db: Path, rate: float) -> Iterator[None]:
         feeder.wait(timeout=10)
 
 
-def time_restart_load(db: Path, arena: str, game_ids: list[int], cookie: str, report: Report) -> None:
+def time_restart_load(db: Path, servers: list[tuple[str, str]], game_ids: list[int], cookie: str) -> None:
     """The first request of every kind of page, each to a server just started (its warm-up
-    running meanwhile, the ladder going on), against the target of 1 s."""
-    report.row("first request after a restart", "client", "target")
-    report.row("---", "---", "---")
+    running meanwhile, the ladder going on), each server in turn, against the target of 1 s."""
+    report = Report()
+    report.row("first request after a restart", *(name for name, _ in servers), "target")
+    report.row("---", *("---" for _ in servers), "---")
     for label, path in load_kinds(game_ids):
         path = path.replace("{game}", str(game_ids[len(label) % len(game_ids)]))
         headers = {"cookie": f"{COOKIE}={cookie}"} if path == "/submissions" else {}
-        with serving(db, arena, ("--submissions",)) as (url, _):
-            start = time.perf_counter()
-            with urllib.request.urlopen(urllib.request.Request(url + path, headers=headers), timeout=120) as answer:
-                answer.read()
-            took = (time.perf_counter() - start) * 1000
-        report.row(f"{label} `{path}`", f"**{took:.0f} ms**" + ("" if took < 1000 else " (over)"), "1 s")
+        cells = []
+        for _, arena in servers:
+            with serving(db, arena, ("--submissions",)) as (url, _):
+                start = time.perf_counter()
+                asked = urllib.request.Request(url + path, headers=headers)
+                with urllib.request.urlopen(asked, timeout=300) as answer:
+                    answer.read()
+                took = (time.perf_counter() - start) * 1000
+            cells.append(f"**{took:.0f} ms**" + ("" if took < 1000 else " (over)"))
+        report.row(f"{label} `{path}`", *cells, "1 s")
 
 
 def get(url: str) -> tuple[float, float, int]:
@@ -548,49 +553,67 @@ def time_load(
     return times, burst_times, failed
 
 
-def report_load(url: str, game_ids: list[int], args: argparse.Namespace, cookie: str, report: Report) -> None:
-    """Quiet and under the burst, in turn, ``--rounds`` times: each kind's p50 and p99
-    (the range of the rounds' p99 in brackets)."""
-    port = int(url.rsplit(":", 1)[1])
-    runs: dict[bool, list[dict[str, list[float]]]] = {False: [], True: []}
-    bursts: list[list[float]] = []
+def warm(url: str) -> None:
+    """Wait for the server's start-up warm-up (every leaderboard has a value)."""
+    deadline = time.monotonic() + 120
+    while not json_of(url + "/api/health").get("warm") and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+Phases = dict[bool, list[dict[str, list[float]]]]
+"""Per phase (under the burst or not), each round's times by kind of page."""
+
+
+def report_load(
+    db: Path, servers: list[tuple[str, str]], game_ids: list[int], args: argparse.Namespace, cookie: str
+) -> None:
+    """Each server in turn (the one compared, then this one), quiet and then under the
+    burst, ``--rounds`` times: each kind's p50 and p99 (under the burst, the range of the
+    rounds' p99 in brackets)."""
+    runs: dict[str, Phases] = {name: {False: [], True: []} for name, _ in servers}
+    bursts: dict[str, list[float]] = {name: [] for name, _ in servers}
     for round_no in range(args.rounds):
-        for under in (False, True):
-            times, burst_times, failed = time_load(
-                port, game_ids, args.seconds, args.clients, args.burst if under else 0, cookie
-            )
-            runs[under].append(times)
-            if under:
-                bursts.append(burst_times)
-            served = sum(len(t) for t in times.values())
-            print(
-                f"round {round_no + 1}, {'under the burst' if under else 'quiet'}: {served} requests"
-                f" ({served / args.seconds:.0f}/s), {len(burst_times)} of the burst, {failed} not 200;"
-                f" {os.getloadavg()[0]:.1f} load",
-                flush=True,
-            )
-    report.row("page", "quiet p50", "quiet p99", "burst p50", "burst p99 (rounds)", "requests (burst)")
-    report.row("---", "---", "---", "---", "---", "---")
-    for label, path in load_kinds(game_ids):
-        cells = []
-        for under in (False, True):
-            every = [t for times in runs[under] for t in times[label]]
-            if not every:
-                cells += ["", ""]
-                continue
-            p99 = percentile(every, 0.99)
-            rounds = [percentile(times[label], 0.99) for times in runs[under] if times[label]]
-            mark = "" if p99 < 500 else " (over)"
-            spread = f" ({min(rounds):.0f}-{max(rounds):.0f})" if under else ""
-            cells += [f"{percentile(every, 0.5):.0f} ms", f"**{p99:.0f} ms**{mark}{spread}"]
-        count = sum(len(times[label]) for times in runs[True])
-        report.row(f"{label} `{path}`", *cells, str(count))
-    every = [t for b in bursts for t in b]
-    if every:
-        report.row(
-            "the burst itself (ladder pages)", "", "", f"{percentile(every, 0.5):.0f} ms",
-            f"{percentile(every, 0.99):.0f} ms", str(len(every)),
-        )  # fmt: skip
+        for name, arena in servers:
+            with serving(db, arena, ("--submissions",)) as (url, _):
+                warm(url)
+                port = int(url.rsplit(":", 1)[1])
+                for under in (False, True):
+                    burst = args.burst if under else 0
+                    times, burst_times, failed = time_load(port, game_ids, args.seconds, args.clients, burst, cookie)
+                    runs[name][under].append(times)
+                    bursts[name] += burst_times
+                    served = sum(len(t) for t in times.values())
+                    print(
+                        f"round {round_no + 1}, {name}, {'under the burst' if under else 'quiet'}: {served} requests"
+                        f" ({served / args.seconds:.0f}/s), {len(burst_times)} of the burst, {failed} not 200;"
+                        f" load {os.getloadavg()[0]:.1f}",
+                        flush=True,
+                    )
+    for name, _ in servers:
+        print(f"\n{name}: {args.clients} visitors, each a request at a time, beside {args.burst} to the ladder")
+        report = Report()
+        report.row("page", "quiet p50", "quiet p99", "burst p50", "burst p99 (rounds)", "requests (burst)")
+        report.row("---", "---", "---", "---", "---", "---")
+        for label, path in load_kinds(game_ids):
+            cells = []
+            for under in (False, True):
+                every = [t for times in runs[name][under] for t in times[label]]
+                if not every:
+                    cells += ["", ""]
+                    continue
+                p99 = percentile(every, 0.99)
+                rounds = [percentile(times[label], 0.99) for times in runs[name][under] if times[label]]
+                mark = "" if p99 < 500 else " (over)"
+                spread = f" ({min(rounds):.0f}-{max(rounds):.0f})" if under else ""
+                cells += [f"{percentile(every, 0.5):.0f} ms", f"**{p99:.0f} ms**{mark}{spread}"]
+            count = sum(len(times[label]) for times in runs[name][True])
+            report.row(f"{label} `{path}`", *cells, str(count))
+        if bursts[name]:
+            every = bursts[name]
+            report.row(
+                "the burst itself (ladder pages)", "", "", f"{percentile(every, 0.5):.0f} ms",
+                f"{percentile(every, 0.99):.0f} ms", str(len(every)),
+            )  # fmt: skip
 
 
 def chromium() -> tuple[Any, str]:
@@ -798,6 +821,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="each round's quiet and burst phases")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--arena", default=ARENA, help="the arena command that serves (another checkout's, to compare)")
+    parser.add_argument("--compare", help="another arena command measured side by side (main's checkout's)")
     parser.add_argument("--keep", type=Path, help="build the database here once, and reuse it")
     parser.add_argument("--no-restarts", action="store_true", help="leave out the first requests after a restart")
     parser.add_argument("--classic", action="store_true", help="also the single-request figures and Chromium's paints")
@@ -816,16 +840,16 @@ def main() -> None:
         cookie = (db.parent / (db.name + ".cookie")).read_text()
         step = max(args.games // REAL_REPLAYS, 1)
         real = list(range(step, args.games + 1, step))  # the games with a real replay
-        print(f"serving with {args.arena}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+        print(
+            f"serving with {args.arena} (compared: {args.compare}); load {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+            flush=True,
+        )
+        servers = ([("compared", args.compare)] if args.compare else []) + [("this", args.arena)]
         with feeding(db, args.ladder_rate):
-            with serving(db, args.arena, ("--submissions",)) as (url, _):
-                deadline = time.monotonic() + 120
-                while not json_of(url + "/api/health").get("warm") and time.monotonic() < deadline:
-                    time.sleep(0.2)
-                report_load(url, real, args, cookie, Report())
+            report_load(db, servers, real, args, cookie)
             if not args.no_restarts:
                 print()
-                time_restart_load(db, args.arena, real, cookie, Report())
+                time_restart_load(db, servers, real, cookie)
         print(f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         if args.classic:
             classic(db, args, real)

@@ -286,6 +286,7 @@ class BotPages:
         site = self.site
         tournaments = {t.id: t for t in store.list_tournaments()}
         stamps = site.board_stamps(store)
+        counts = site.tallies(store).tournaments
         played = site.cached(store, ("bot tournaments", bot_id), stamp, lambda s: s.bot_tournaments(bot_id)).value
         by_kind: dict[tuple[str, str], list[int]] = {}
         for tournament_id, game, variant in played:
@@ -306,17 +307,21 @@ class BotPages:
                 moments.append((tournament_id, None, ""))
             for tournament_id, through_game, when in moments:
                 whole = same_kind and tournament_id >= same_kind[-1]
+                ready: Board | None
                 if through_game is not None:  # as it stood at one of its games: that never changes
-                    ready = site.board_if_ready(store, game, variant, through_game)
-                    if ready is None:  # being computed: the point comes with a later visit
-                        stale = True
-                        continue
-                    board = ready
+                    ready = site.board_if_ready(store, FINAL, game, variant, through_game, None, through_game)
                 elif whole:  # the whole board: shared with the leaderboard
-                    board = site.board(store, newest, game, variant)
+                    ready = site.board(store, newest, game, variant)
                 else:
                     settled = all(tournaments[i].status == "finished" for i in same_kind if i <= tournament_id)
-                    board = site.board(store, FINAL if settled else newest, game, variant, None, tournament_id)
+                    games = sum(n for i, n in counts.items() if i <= tournament_id)  # of every kind: at most
+                    ready = site.board_if_ready(
+                        store, FINAL if settled else newest, game, variant, games, tournament_id
+                    )
+                if ready is None:  # being computed: the point comes with a later visit
+                    stale = True
+                    continue
+                board = ready
                 stale = stale or board.stale
                 row = next((r for r in board.rows if r["bot"] == ref), None)
                 if row is None:

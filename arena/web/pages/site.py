@@ -29,7 +29,7 @@ from arena.games import registry
 from arena.store import Store, StoredGame, Tournament, board_label
 from arena.tournaments.plan import schedule_of
 from arena.web.board_stamps import BoardStamps, Tallies, agrees, merged, read_after, tallied
-from arena.web.database import FINAL, STALE, Cached, Database, Lru, Revalidating
+from arena.web.database import STALE, Cached, Database, Lru, Revalidating
 from arena.web.errors import Unavailable, WebError
 from arena.web.rating_caveats import board_caveats
 from leaderboard.headtohead import matrix
@@ -312,30 +312,32 @@ class Site:
             caveats=board_caveats(cached.value),
         )
 
-    def board_if_ready(self, store: Store, game: str, variant: str, through_game: int) -> Board | None:
-        """The board of every game of its kind up to ``through_game`` (which never changes):
-        computed on the spot over a few games (``ON_THE_SPOT``); over more, None until a
-        background thread has computed it (``Revalidating.later``): a bot page of the
-        ladder after a restart has a dozen such boards to rate, seconds of work."""
-        if through_game <= ON_THE_SPOT:  # no more games than its id
-            return self.board(store, FINAL, game, variant, None, None, None, through_game)
-        key = ("board", game, variant, None, None, through_game)
-        cached = self.cache.later(
-            key, FINAL, lambda s: _rows(leaderboard(s, game, variant, None, None, None, through_game))
-        )
-        if cached is None:
+    def board_if_ready(
+        self,
+        store: Store,
+        stamp: int,
+        game: str,
+        variant: str,
+        games: int,
+        through: int | None = None,
+        through_game: int | None = None,
+    ) -> Board | None:
+        """The board as it stood after tournament ``through`` or game ``through_game``, as
+        ``board`` serves it, once it has a value (one cached in the database, or computed
+        here); a board never computed of more than ``ON_THE_SPOT`` games (``games``, at
+        most) is None meanwhile, computed in the background (``Revalidating.later``): the
+        bot page of a ladder's bot after a restart has a dozen of them, minutes of work
+        on a busy machine, and shows the points it has."""
+        key = ("board", game, variant, None, through) + (() if through_game is None else (through_game,))
+        if through_game is None:
+            scope = (game, variant, None, through)
+            self._seed(store, key, board_scope(*scope), scope, stamp, lambda text: _rows(decode_rows(text)))
+        if games > ON_THE_SPOT and self.cache.peek(key) is None:
+            self.cache.later(
+                key, stamp, lambda s: _rows(leaderboard(s, game, variant, None, through, None, through_game))
+            )
             return None
-        low, high = interval_range(cached.value)
-        return Board(
-            **board_id(game, variant),
-            tournament=None,
-            rows=cached.value,
-            stamp=cached.stamp,
-            stale=False,
-            scale=[low, high],
-            anchor=None,
-            caveats=board_caveats(cached.value),
-        )
+        return self.board(store, stamp, game, variant, None, through, None, through_game)
 
     def _seed(
         self,
