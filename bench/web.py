@@ -1,22 +1,23 @@
-"""Benchmark: `arena serve` over a database of 100,000 games.
+"""Benchmark: `arena serve` under load, over 100,000 games and a ladder's hour.
 
-    .venv/bin/python bench/web.py [--games 100000] [--keep DB] [--runs 20]
+    .venv/bin/python bench/web.py [--compare OTHER_ARENA] [--seconds 20] [--rounds 2] [--keep DB]
 
-Fills a database the way bench/tournament.py does (4-seat games among 16 bots, their
-results drawn from hidden strengths), gives a sample of those games the replays of real
-games played by the sample bots (the rest keep a stub, as in bench/tournament.py, to
-keep the file small), then starts the real server and times, over HTTP:
+Builds a database (once with ``--keep``): bench/tournament.py's 100,000 synthetic games
+in one tournament (settled as its run leaves it, 200 of them given real replays), a
+ladder that has run an hour at ``--ladder-rate`` games a second (authors, submissions,
+replaced versions, revealed epochs, its board cached: all through the store's own
+functions), a real gauntlet and a signed-in author. While it measures, the ladder goes
+on (``--feed``, a process holding its lease). Then, for this checkout's ``arena serve``
+and, with ``--compare``, another's, in turn:
 
-- each page and its JSON twin: the first (cold) request and the median and worst of
-  ``--runs`` warm ones, as the client sees them (the server's own time in brackets);
-- a replay page in headless Chromium: from navigation to the viewer having drawn its
-  first frame (``window.replayViewer`` set), the frames cold and cached;
-- every kind of page in headless Chromium: its first contentful paint, navigated to from a
-  blank tab (the median of ``--runs``, warm), against the target of 300 ms;
-- after a restart of the server (a new one for each): the first request of every kind of
-  page and JSON, against the target of 1 s (warm JSON: 50 ms).
+- ``--clients`` visitors (50), each a request at a time over a kept-alive connection,
+  asking for every kind of page in turn for ``--seconds``: alone, then beside a burst of
+  ``--burst`` (50) connections to the ladder's pages; each kind's p50 and p99, with a
+  static file and ``/api/health`` as the floor, against the target of 500 ms;
+- the first request of every kind to a server just started, against the target of 1 s.
 
-``--keep DB`` builds the database once at DB and reuses it on the next run.
+``--classic`` adds the single requests (cold and warm), a replay in headless Chromium
+and every kind of page's first contentful paint (``--runs``, ``--no-browser``).
 """
 
 from __future__ import annotations
@@ -259,7 +260,8 @@ def serving(db: Path, arena: str = ARENA, extra: tuple[str, ...] = ()) -> Iterat
                 break
             except OSError:
                 if server.poll() is not None:
-                    raise SystemExit("arena serve did not start") from None
+                    said = server.stderr.read().decode(errors="replace") if server.stderr else ""
+                    raise SystemExit(f"arena serve did not start: {said[-2000:]}") from None
                 time.sleep(0.02)
         yield url, time.perf_counter() - started
     finally:
@@ -823,6 +825,7 @@ def main() -> None:
     parser.add_argument("--arena", default=ARENA, help="the arena command that serves (another checkout's, to compare)")
     parser.add_argument("--compare", help="another arena command measured side by side (main's checkout's)")
     parser.add_argument("--keep", type=Path, help="build the database here once, and reuse it")
+    parser.add_argument("--no-load", action="store_true", help="leave out the load (only the restarts)")
     parser.add_argument("--no-restarts", action="store_true", help="leave out the first requests after a restart")
     parser.add_argument("--classic", action="store_true", help="also the single-request figures and Chromium's paints")
     parser.add_argument("--runs", type=int, default=20, help="--classic: warm requests of each page")
@@ -846,7 +849,8 @@ def main() -> None:
         )
         servers = ([("compared", args.compare)] if args.compare else []) + [("this", args.arena)]
         with feeding(db, args.ladder_rate):
-            report_load(db, servers, real, args, cookie)
+            if not args.no_load:
+                report_load(db, servers, real, args, cookie)
             if not args.no_restarts:
                 print()
                 time_restart_load(db, servers, real, cookie)
