@@ -210,18 +210,25 @@ class Database:
         their own tables in this database (``arena.store.submissions``)."""
         return _Transaction(self.db)
 
+    def snapshot(self) -> Any:
+        """A read transaction (BEGIN ... COMMIT): the queries inside it see one state of the
+        database, so counts read one after another agree (a game stored meanwhile is in all
+        of them or in none)."""
+        return _Transaction(self.db, "BEGIN")
+
 
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK if anything failed (also on Ctrl-C).
     Inside a transaction already open, it joins it and leaves the ending to its owner."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> None:
         self.db = db
+        self.begin = begin
         self.owner = False
 
     def __enter__(self) -> None:
         if not self.db.in_transaction:
-            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute(self.begin)
             self.owner = True
 
     def __exit__(self, kind: object, *rest: object) -> None:

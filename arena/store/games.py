@@ -237,12 +237,22 @@ class Games(Leases):
             games[-1].seats.append(StoredSeat(r[12], r[13], r[14], r[15], r[16], faults))
         return games
 
-    def games_per_tournament(self) -> dict[int, int]:
+    def games_per_tournament(self, after: int = 0) -> dict[int, int]:
+        """Games per tournament (of the games with an id above ``after``: a range of ids,
+        so a reader keeping the counts adds only the games new since)."""
+        if after > 0:
+            query = "SELECT tournament_id, count(*) FROM games NOT INDEXED WHERE id > ? GROUP BY tournament_id"
+            return {row[0]: row[1] for row in self.db.execute(query, (after,))}
         query = "SELECT tournament_id, count(*) FROM games GROUP BY tournament_id"
         return {row[0]: row[1] for row in self.db.execute(query)}
 
-    def bot_game_counts(self) -> dict[int, int]:
-        """Games played per bot: its seats (a tournament never seats a bot twice)."""
+    def bot_game_counts(self, after: int = 0) -> dict[int, int]:
+        """Games played per bot: its seats (a tournament never seats a bot twice); of the
+        games with an id above ``after`` only, as ``games_per_tournament``."""
+        if after > 0:
+            # `+`: the seats' primary key (game_id, seat) walks the range, not the bot index all of them
+            query = "SELECT bot_id, count(*) FROM game_seats WHERE game_id > ? GROUP BY +bot_id"
+            return {row[0]: row[1] for row in self.db.execute(query, (after,))}
         query = "SELECT bot_id, count(*) FROM game_seats GROUP BY bot_id"
         return {row[0]: row[1] for row in self.db.execute(query)}
 

@@ -34,6 +34,7 @@ from arena.render.common import ms_text
 from arena.store import board_label
 from arena.text import shown
 from arena.web import charts, csv_downloads, privacy, rating_caveats, viewer
+from arena.web.coalesce import Coalesce
 from arena.web.errors import Unavailable, WebError
 from arena.web.etags import Conditional
 from arena.web.games_query import (
@@ -467,6 +468,7 @@ def _warm_up(pages: Pages, warmed: threading.Event) -> None:
     the current one is computed."""
     try:
         pages.boards.leaderboard(None, None, None)
+        pages.ladders.boards(None)  # the leaderboard page's ladder section, and the ladder page's board
         warmed.set()
         for summary in pages.tournaments.tournaments().tournaments[:WARM_TOURNAMENTS]:
             pages.tournaments.tournament(summary.name)
@@ -516,7 +518,8 @@ GZIP_MIN_BYTES = 1024
 
 
 def asgi_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None) -> ASGIApp:
-    """What ``arena serve`` serves: the app, its answers tagged for conditional requests
-    (on the uncompressed body), gzipped when the client takes it, then the headers."""
+    """What ``arena serve`` serves: the app, identical requests asked together answered
+    by one computation (``coalesce``), its answers tagged for conditional requests (on
+    the uncompressed body), gzipped when the client takes it, then the headers."""
     app = create_app(db_path, warm_up, submit)
-    return Headers(GZipMiddleware(Conditional(app), minimum_size=GZIP_MIN_BYTES))
+    return Headers(GZipMiddleware(Conditional(Coalesce(app)), minimum_size=GZIP_MIN_BYTES))

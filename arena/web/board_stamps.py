@@ -34,6 +34,27 @@ class BoardStamps:
         return sorted(self.newest)
 
 
+@dataclass(frozen=True)
+class Tallies:
+    """Games per tournament and per bot, kept up to date as the stamps are: advanced by the
+    games new since (``tallied``), so that no page counts a tournament's 100,000 games."""
+
+    tournaments: dict[int, int]
+    bots: dict[int, int]
+    """A bot's games: its seats."""
+
+
+def tallied(known: Tallies | None, tournaments: dict[int, int], bots: dict[int, int]) -> Tallies:
+    """``known`` (None: nothing) with the counts of the games read since added."""
+    per_tournament = dict(known.tournaments) if known else {}
+    per_bot = dict(known.bots) if known else {}
+    for tournament_id, count in tournaments.items():
+        per_tournament[tournament_id] = per_tournament.get(tournament_id, 0) + count
+    for bot_id, count in bots.items():
+        per_bot[bot_id] = per_bot.get(bot_id, 0) + count
+    return Tallies(per_tournament, per_bot)
+
+
 def read_after(known: BoardStamps | None, last: int, games: int) -> int | None:
     """The id above which games must be read to bring ``known`` up to ``last`` (the newest
     game id now) and ``games`` (the number of games now): None when it is current, 0 for

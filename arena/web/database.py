@@ -38,6 +38,15 @@ FINAL = -1
 """The stamp of a value that can no longer change (a board of finished tournaments only)."""
 STALE = -2
 """The stamp of a value known only to be worth showing until a fresh one is computed."""
+REFRESH_SHARE = 0.25
+"""A stale value is computed again no sooner than its last computation took, divided by
+this: its refreshes take at most this share of a core. A ladder storing games every
+second would otherwise keep a thread rating its board again and again, and starve the
+pages; a value that is quick to compute is refreshed at once."""
+
+BACKGROUND = threading.BoundedSemaphore(2)
+"""Values computed in the background at once, at most: the pages' threads keep the rest
+of the machine (a restart with many values to compute, a ladder making them stale)."""
 
 
 class Database:
@@ -130,6 +139,8 @@ class Revalidating:
         self._lock = threading.Lock()
         self._key_locks: dict[Hashable, threading.Lock] = {}
         self._refreshing: set[Hashable] = set()
+        self._took: dict[Hashable, float] = {}
+        """How long each key's value took to compute, last time."""
         self._generation = 0
         """Raised by ``forget``: a refresh begun before does not store what it computed."""
 
@@ -152,7 +163,7 @@ class Revalidating:
         if entry is not None and (entry.stamp == stamp or entry.stamp == FINAL):
             return entry
         if entry is not None and self.background:
-            self._refresh_later(key, stamp, compute)
+            self._refresh_later(key, stamp, compute, entry.computed + self._gap(key) - time.time())
             return Cached(entry.value, entry.stamp, True, entry.computed)
         with self._lock:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
@@ -161,27 +172,48 @@ class Revalidating:
             if entry is not None and (entry.stamp == stamp or entry.stamp == FINAL):
                 return entry
             generation = self._generation
+            began = time.perf_counter()
             value = compute(store)
+            self._took[key] = time.perf_counter() - began
             fresh = Cached(value, stamp, False, time.time())
             with self._lock:
                 if generation == self._generation:
                     self._entries[key] = fresh
             return fresh
 
-    def _refresh_later(self, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> None:
+    def later(self, key: Hashable, stamp: int, compute: Callable[[Store], T]) -> Cached[T] | None:
+        """The value of ``key`` if it has one; else None, while a background thread computes
+        it: for what a page can show without (a point of a chart), never worth a wait."""
+        entry = self._entries.get(key)
+        if entry is None:
+            self._refresh_later(key, stamp, compute)
+        return entry
+
+    def _gap(self, key: Hashable) -> float:
+        """The least time between two computations of ``key`` (``REFRESH_SHARE``); none before
+        its first here (a value seeded from what an arena cached in the database)."""
+        return self._took.get(key, 0.0) / REFRESH_SHARE
+
+    def _refresh_later(self, key: Hashable, stamp: int, compute: Callable[[Store], Any], wait: float = 0.0) -> None:
         with self._lock:
             if key in self._refreshing:
                 return
             self._refreshing.add(key)
             generation = self._generation
         threading.Thread(
-            target=self._refresh, args=(key, stamp, compute, generation), daemon=True, name="arena-refresh"
+            target=self._refresh, args=(key, stamp, compute, generation, wait), daemon=True, name="arena-refresh"
         ).start()
 
-    def _refresh(self, key: Hashable, stamp: int, compute: Callable[[Store], Any], generation: int) -> None:
+    def _refresh(
+        self, key: Hashable, stamp: int, compute: Callable[[Store], Any], generation: int, wait: float
+    ) -> None:
         try:
-            with self.db.store() as store:
+            if wait > 0:  # its share of the machine (``REFRESH_SHARE``): the stale value is served meanwhile
+                time.sleep(wait)
+            with BACKGROUND, self.db.store() as store:
+                began = time.perf_counter()
                 value = compute(store)
+                self._took[key] = time.perf_counter() - began
             with self._lock:
                 if generation == self._generation:
                     self._entries[key] = Cached(value, stamp, False, time.time())

@@ -98,7 +98,7 @@ class BoardPages:
                 found = store.get_tournament(tournament)
                 if found is None:
                     raise WebError(404, f"no tournament {tournament!r} (the tournaments page lists them)")
-                played = store.count_games(found.id)
+                played = site.games_of(store, found.id)
 
             def board_stamp(g: str, v: str) -> int:
                 """A tournament's board changes with its games, the others with their game and variant's."""

@@ -199,7 +199,7 @@ class BotPages:
 
     def bots(self) -> BotsPage:
         with self.site.db.store() as store:
-            counts = store.bot_game_counts()  # one indexed query: always as the database holds it
+            counts = self.site.tallies(store).bots  # as the database holds it, kept without counting
             return BotsPage(bots=[BotSummary(**_summary_fields(b, counts.get(b.id, 0))) for b in store.list_bots()])
 
     def bot(self, ref: str, faults_page: int = 1) -> BotPage:
@@ -209,7 +209,7 @@ class BotPages:
                 bot = store.get_bot(ref)
             except StoreError:
                 raise WebError(404, f"no bot {ref!r} (the bots page lists them)") from None
-            stamp = store.count_games_of(bot_id=bot.id)  # what is the bot's changes with its games only
+            stamp = site.tallies(store).bots.get(bot.id, 0)  # what is the bot's changes with its games only
             faults = store.fault_totals(None, None, None).get(bot.id, (0, 0, 0, 0))
             opponents_cached = site.cached(store, ("opponents", bot.id), stamp, lambda s: s.opponents(bot.id))
             faults_cached = site.cached(store, ("faults", bot.id), stamp, lambda s: grouped_faults(s, bot.id))
@@ -265,7 +265,8 @@ class BotPages:
         shows it (``standing_of``) and its rank among the bots there. The same cached
         boards as the leaderboard's, so the two always agree."""
         stamps = self.site.board_stamps(store)
-        played = store.bot_tournaments(bot_id)
+        games = self.site.tallies(store).bots.get(bot_id, 0)
+        played = self.site.cached(store, ("bot tournaments", bot_id), games, lambda s: s.bot_tournaments(bot_id)).value
         tournaments = {t.id: t for t in store.list_tournaments()}
         found = []
         for game, variant in dict.fromkeys((g, v) for _, g, v in played):
@@ -274,7 +275,7 @@ class BotPages:
         for tournament_id in dict.fromkeys(t for t, _, _ in played):
             t = tournaments.get(tournament_id)
             if t is not None and "ladder" in t.config:
-                board = self.site.board(store, store.count_games(t.id), t.game, t.variant, t.name)
+                board = self.site.board(store, self.site.games_of(store, t.id), t.game, t.variant, t.name)
                 found.append(standing_of(board, ref, f"the ladder {t.name}", f"/ladder/{t.name}"))
         return [entry for entry in found if entry is not None]
 
@@ -285,6 +286,7 @@ class BotPages:
         site = self.site
         tournaments = {t.id: t for t in store.list_tournaments()}
         stamps = site.board_stamps(store)
+        counts = site.tallies(store).tournaments
         played = site.cached(store, ("bot tournaments", bot_id), stamp, lambda s: s.bot_tournaments(bot_id)).value
         by_kind: dict[tuple[str, str], list[int]] = {}
         for tournament_id, game, variant in played:
@@ -305,13 +307,21 @@ class BotPages:
                 moments.append((tournament_id, None, ""))
             for tournament_id, through_game, when in moments:
                 whole = same_kind and tournament_id >= same_kind[-1]
+                ready: Board | None
                 if through_game is not None:  # as it stood at one of its games: that never changes
-                    board = site.board(store, FINAL, game, variant, None, None, None, through_game)
+                    ready = site.board_if_ready(store, FINAL, game, variant, through_game, None, through_game)
                 elif whole:  # the whole board: shared with the leaderboard
-                    board = site.board(store, newest, game, variant)
+                    ready = site.board(store, newest, game, variant)
                 else:
                     settled = all(tournaments[i].status == "finished" for i in same_kind if i <= tournament_id)
-                    board = site.board(store, FINAL if settled else newest, game, variant, None, tournament_id)
+                    games = sum(n for i, n in counts.items() if i <= tournament_id)  # of every kind: at most
+                    ready = site.board_if_ready(
+                        store, FINAL if settled else newest, game, variant, games, tournament_id
+                    )
+                if ready is None:  # being computed: the point comes with a later visit
+                    stale = True
+                    continue
+                board = ready
                 stale = stale or board.stale
                 row = next((r for r in board.rows if r["bot"] == ref), None)
                 if row is None:

@@ -20,7 +20,7 @@ from arena.store import Store, Tournament
 from arena.store.submissions import RETIRED, WAITING, Submission, Submissions
 from arena.tournaments.plan import deals_of
 from arena.web.errors import Unavailable, WebError
-from arena.web.pages.site import RECENT, Board, BoardId, Site, board_id, listed
+from arena.web.pages.site import Board, BoardId, Site, board_id, listed
 from arena.web.pages.tournaments import TournamentHealth, health_of, seconds_since
 
 
@@ -144,7 +144,7 @@ class Ladders:
 
     def board(self, store: Store, t: Tournament, retired: set[str]) -> Board:
         """The ladder's board (its tournament's), retired versions marked."""
-        board = self.site.board(store, store.count_games(t.id), t.game, t.variant, t.name)
+        board = self.site.board(store, self.site.games_of(store, t.id), t.game, t.variant, t.name)
         caveat = retired_caveat(board.rows, retired)
         if caveat:
             board.caveats = [*board.caveats, caveat]
@@ -157,8 +157,8 @@ class Ladders:
         with self.site.db.store() as store:
             ladders = [t for t in store.list_tournaments() if is_ladder(t)]
             t = pick(ladders, name)
-            done = store.count_games(t.id)
-            recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
+            done = self.site.games_of(store, t.id)
+            recent = self.site.recent_games(store, t.id, done)
             health = health_of(t, t.id in store.lease_holders(), recent, self.site.db.path)
             submissions = Submissions(store)
             bots = {b.id: b for b in store.list_bots()}

@@ -28,7 +28,7 @@ from arena.boards.standings import (
 from arena.games import registry
 from arena.store import Store, StoredGame, Tournament, board_label
 from arena.tournaments.plan import schedule_of
-from arena.web.board_stamps import BoardStamps, agrees, merged, read_after
+from arena.web.board_stamps import BoardStamps, Tallies, agrees, merged, read_after, tallied
 from arena.web.database import STALE, Cached, Database, Lru, Revalidating
 from arena.web.errors import Unavailable, WebError
 from arena.web.rating_caveats import board_caveats
@@ -38,6 +38,8 @@ RECENT = 20
 """Games shown on a tournament's page."""
 ANCHORED_BOARDS = 32
 """Anchored boards kept in memory (any anchor may be asked for: a few, least recent out)."""
+ON_THE_SPOT = 5000
+"""A board of at most this many games is rated while the page waits (tens of ms)."""
 UNKNOWN_SCORE = registry.Score("points", lower_is_better=False)
 """How a stored game the arena no longer knows is labelled (its scores are still shown)."""
 
@@ -189,6 +191,8 @@ class Site:
         self._planned: dict[int, int | None] = {}
         self._planned_lock = threading.Lock()
         self._board_stamps: BoardStamps | None = None
+        self._stamps_lock = threading.Lock()
+        self._tallies: Tallies | None = None
 
     def cached(self, store: Store, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> Cached[Any]:
         """``compute``'s value for ``key`` at ``stamp`` (``Revalidating.get``)."""
@@ -196,17 +200,33 @@ class Site:
 
     def board_stamps(self, store: Store) -> BoardStamps:
         """Each board's newest game and games, as the database holds them now: advanced by
-        the games new since the last call (``board_stamps``), so cheap enough for every request."""
-        last, games = store.last_game_id(), store.count_games()
-        known = self._board_stamps
-        after = read_after(known, last, games)
-        if after is None and known is not None:
-            return known
-        found = merged(known if after else None, store.newest_of_boards(after or 0))
-        went_away = known is not None and not after
-        if after and not agrees(found, last, games):  # games went away meanwhile
-            found = merged(None, store.newest_of_boards())
-            went_away = True
+        the games new since the last call (``board_stamps``), so cheap enough for every request.
+
+        One thread at a time reads and advances them, so the readings only move forward and
+        fewer games than known means games went away; a request arriving while another
+        advances them takes the stamps known (a moment behind at most), never waits."""
+        if not self._stamps_lock.acquire(blocking=self._board_stamps is None):
+            return self._board_stamps or self.board_stamps(store)
+        try:
+            return self._advance_stamps(store)
+        finally:
+            self._stamps_lock.release()
+
+    def _advance_stamps(self, store: Store) -> BoardStamps:
+        with store.snapshot():  # one state of the database: the counts read one after another agree
+            last, games = store.last_game_id(), store.count_games()
+            known = self._board_stamps
+            after = read_after(known, last, games)
+            if after is None and known is not None:
+                return known
+            found = merged(known if after else None, store.newest_of_boards(after or 0))
+            counts = store.games_per_tournament(after or 0), store.bot_game_counts(after or 0)
+            went_away = known is not None and not after
+            if after and not agrees(found, last, games):  # games went away meanwhile
+                found = merged(None, store.newest_of_boards())
+                counts = store.games_per_tournament(), store.bot_game_counts()
+                went_away = True
+            self._tallies = tallied(self._tallies if after and not went_away else None, *counts)
         if went_away:  # a board's newest game may still be there, its deleted games not
             self.cache.forget()
             self.anchored.clear()
@@ -214,6 +234,27 @@ class Site:
                 self._planned.clear()
         self._board_stamps = found
         return found
+
+    def tallies(self, store: Store) -> Tallies:
+        """Games per tournament and per bot, as the database holds them now (``board_stamps``)."""
+        self.board_stamps(store)
+        assert self._tallies is not None
+        return self._tallies
+
+    def recent_games(self, store: Store, tournament_id: int, games: int) -> list[StoredGame]:
+        """The tournament's ``RECENT`` newest games, read again when it has ``games`` more:
+        reading them walks the games from the newest, past every later tournament's."""
+        key = ("recent", tournament_id)
+        entry = self.cache.peek(key)
+        if entry is not None and entry.stamp == games:
+            return list(entry.value)
+        found = store.find_games(tournament_id=tournament_id, limit=RECENT, newest_first=True)
+        self.cache.put(key, games, found)
+        return found
+
+    def games_of(self, store: Store, tournament_id: int) -> int:
+        """The tournament's games, as the database holds them now: no count of its games."""
+        return self.tallies(store).tournaments.get(tournament_id, 0)
 
     def board(
         self,
@@ -270,6 +311,33 @@ class Site:
             anchor=None,
             caveats=board_caveats(cached.value),
         )
+
+    def board_if_ready(
+        self,
+        store: Store,
+        stamp: int,
+        game: str,
+        variant: str,
+        games: int,
+        through: int | None = None,
+        through_game: int | None = None,
+    ) -> Board | None:
+        """The board as it stood after tournament ``through`` or game ``through_game``, as
+        ``board`` serves it, once it has a value (one cached in the database, or computed
+        here); a board never computed of more than ``ON_THE_SPOT`` games (``games``, at
+        most) is None meanwhile, computed in the background (``Revalidating.later``): the
+        bot page of a ladder's bot after a restart has a dozen of them, minutes of work
+        on a busy machine, and shows the points it has."""
+        key = ("board", game, variant, None, through) + (() if through_game is None else (through_game,))
+        if through_game is None:
+            scope = (game, variant, None, through)
+            self._seed(store, key, board_scope(*scope), scope, stamp, lambda text: _rows(decode_rows(text)))
+        if games > ON_THE_SPOT and self.cache.peek(key) is None:
+            self.cache.later(
+                key, stamp, lambda s: _rows(leaderboard(s, game, variant, None, through, None, through_game))
+            )
+            return None
+        return self.board(store, stamp, game, variant, None, through, None, through_game)
 
     def _seed(
         self,

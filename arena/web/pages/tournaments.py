@@ -18,7 +18,7 @@ from arena.tournaments.gauntlet import standing
 from arena.tournaments.plan import deals_of, resume_command
 from arena.web.errors import WebError
 from arena.web.pages.gauntlets import VERDICTS, Versus, gauntlet_data
-from arena.web.pages.site import RECENT, Board, BoardId, Site, board_id, listed
+from arena.web.pages.site import Board, BoardId, Site, board_id, listed
 
 STALL_MIN_S = 120.0
 """A tournament being run with no new game for longer than this is stalled, or longer
@@ -203,12 +203,12 @@ class TournamentPages:
         if store is None:
             with self.site.db.store() as opened:
                 return self.tournaments(opened)
-        done = store.games_per_tournament()  # one indexed query: always as the database holds it
+        done = self.site.tallies(store).tournaments  # as the database holds it, kept without counting
         holders = store.lease_holders()
         found = []
         for t in store.list_tournaments():
             # Only a tournament being run can be stalled: only its last games are read.
-            recent = store.find_games(t.id, limit=RECENT, newest_first=True) if t.id in holders else []
+            recent = self.site.recent_games(store, t.id, done.get(t.id, 0)) if t.id in holders else []
             health = health_of(t, t.id in holders, recent, self.site.db.path)
             found.append(self.summary(store, t, done.get(t.id, 0), health))
         return TournamentsPage(tournaments=found[::-1])
@@ -218,12 +218,12 @@ class TournamentPages:
             t = store.get_tournament(name)
             if t is None:
                 raise WebError(404, f"no tournament {name!r} (the tournaments page lists them)")
-            done = store.count_games(t.id)
-            recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
+            done = self.site.games_of(store, t.id)
+            recent = self.site.recent_games(store, t.id, done)
             standings = self.site.board(store, done, t.game, t.variant, t.name)
             standings.head_to_head = self.site.head_to_head(store, done, standings)
             health = health_of(t, t.id in store.lease_holders(), recent, self.site.db.path)
-            nodes = store.node_activity(t.id)
+            nodes = self.site.cached(store, ("nodes", t.id), done, lambda s: s.node_activity(t.id)).value
             if health.state not in ("running", "stalled"):  # no run plays it now: no pace to show
                 nodes = [msgspec.structs.replace(n, recent_per_s=None) for n in nodes]
             return TournamentPage(
@@ -247,8 +247,8 @@ class TournamentPages:
                 raise WebError(404, f"no gauntlet {name!r} (the tournaments page lists them)")
             if "gauntlet" not in t.config:
                 raise WebError(404, f"{name!r} is a round robin, not a gauntlet: /tournaments/{name} shows it")
-            done = store.count_games(t.id)
-            recent = store.find_games(tournament_id=t.id, limit=RECENT, newest_first=True)
+            done = self.site.games_of(store, t.id)
+            recent = self.site.recent_games(store, t.id, done)
             health = health_of(t, t.id in store.lease_holders(), recent, self.site.db.path)
             cached = self.site.cached(store, ("gauntlet", t.id), done, lambda s: gauntlet_data(s, t))
             live = cached.value.decision == "undecided" and health.state in ("running", "stalled")
