@@ -178,7 +178,12 @@ def test_hostile_submissions_are_held_and_the_ladder_goes_on(base: Path, sandbox
                     }
                     ladder_games = store.find_games(limit=500)
                 seated = {seat.bot.split(":")[0] for g in ladder_games for seat in g.seats}
-                later = [g for g in ladder_games if {"plain", "steady"} <= {s.bot.split(":")[0] for s in g.seats}]
+                later = [  # an honest bot at a table with a hostile one
+                    g
+                    for g in ladder_games
+                    if {s.bot.split(":")[0] for s in g.seats} & {"plain", "steady"}
+                    and {s.bot.split(":")[0] for s in g.seats} & {"spy", "lingerer"}
+                ]
                 if (
                     len(states) == 5
                     and "received" not in states.values()
