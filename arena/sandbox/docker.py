@@ -569,17 +569,7 @@ class DockerSandbox:
         except docker.errors.DockerException as exc:
             raise StartError(f"{bot.path}: the engine could not start the container: {exc}") from None
         container = self.client.containers.prepare_model({"Id": created["Id"]})
-        Reaper.watch("ctr", container.id)  # removed with the arena, even after a kill -9
-        try:
-            container.start()
-            container.reload()
-        except docker.errors.DockerException as exc:
-            remove_container(container)
-            raise StartError(f"{bot.path}: the engine could not start the container: {exc}") from None
-        except BaseException:
-            remove_container(container)
-            raise
-        return container
+        return _started(container, bot)
 
     # --- a container per process ---
 
@@ -656,17 +646,22 @@ class DockerSandbox:
             )
         except docker.errors.DockerException as exc:
             raise StartError(f"{bot.path}: the engine could not start the container: {exc}") from None
-        Reaper.watch("ctr", container.id)  # removed with the arena, even after a kill -9
-        try:
-            container.start()
-            container.reload()
-        except docker.errors.DockerException as exc:
-            remove_container(container)
-            raise StartError(f"{bot.path}: the engine could not start the container: {exc}") from None
-        except BaseException:
-            remove_container(container)
-            raise
-        return container
+        return _started(container, bot)
+
+
+def _started(container: Any, bot: Bot) -> Any:
+    """Start a created container, watched from now on; removed again if it cannot start."""
+    Reaper.watch("ctr", container.id)  # removed with the arena, even after a kill -9
+    try:
+        container.start()
+        container.reload()
+    except docker.errors.DockerException as exc:
+        remove_container(container)
+        raise StartError(f"{bot.path}: the engine could not start the container: {exc}") from None
+    except BaseException:
+        remove_container(container)
+        raise
+    return container
 
 
 async def _open_writer(container: Any, fifo: Path) -> int:
