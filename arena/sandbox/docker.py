@@ -458,7 +458,7 @@ class DockerSandbox:
             for name in ("init.py", "seccomp.bpf", "ctl-in", "ctl-out"):
                 os.chmod(io_dir / name, 0o600)
                 if uid != os.geteuid():
-                    os.chown(io_dir / name, uid, gid)
+                    os.chown(io_dir / name, uid, gid, follow_symlinks=False)
             fds.append(os.open(io_dir / "ctl-out", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
             container = await trio.to_thread.run_sync(self._create_vessel, bot, key[0], io_dir, uid, gid)
             fds.append(await _open_writer(container, io_dir / "ctl-in"))
@@ -489,12 +489,12 @@ class DockerSandbox:
         try:
             life_dir.mkdir(mode=0o700)
             if vessel.uid != os.geteuid():
-                os.chown(life_dir, vessel.uid, vessel.uid)
+                os.chown(life_dir, vessel.uid, vessel.uid, follow_symlinks=False)
             for name in ("in", "out", "err"):
                 os.mkfifo(life_dir / name, 0o600)
                 os.chmod(life_dir / name, 0o600)
                 if vessel.uid != os.geteuid():
-                    os.chown(life_dir / name, vessel.uid, vessel.uid)
+                    os.chown(life_dir / name, vessel.uid, vessel.uid, follow_symlinks=False)
             fds.append(os.open(life_dir / "out", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
             fds.append(os.open(life_dir / "err", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
             vessel.command(f"run {number}")
@@ -586,7 +586,7 @@ class DockerSandbox:
                 os.mkfifo(io_dir / name, 0o600)
                 os.chmod(io_dir / name, 0o600)
                 if uid != os.geteuid():
-                    os.chown(io_dir / name, uid, gid)
+                    os.chown(io_dir / name, uid, gid, follow_symlinks=False)
             # Never through a link (the folder is the bot's user's, if read-only to it).
             fds.append(os.open(io_dir / "out", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
             fds.append(os.open(io_dir / "err", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
