@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -264,3 +265,28 @@ def serving(
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for line in _left_out:
         terminalreporter.write_line(f"NOTE: {line}", yellow=True, bold=True)
+
+
+_PROBE = """
+import json, sys
+from arena.cli.main import main
+sys.argv = ["arena", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exit:
+    code = exit.code
+print("LOADED " + json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def loaded(*args: str) -> set[str]:
+    """The modules ``arena ARGS`` loaded, run as the real command in a fresh interpreter
+    (exit 0 asserted)."""
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
+    )
+    last = run.stdout.rstrip().rpartition("\n")[2]
+    assert last.startswith("LOADED "), run.stdout + run.stderr
+    report = json.loads(last.removeprefix("LOADED "))
+    assert report["code"] in (0, None), run.stdout + run.stderr
+    return set(report["modules"])

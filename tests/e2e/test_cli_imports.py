@@ -22,7 +22,7 @@ import typer
 from arena.cli import common as cli_common
 from arena.cli import main as cli
 
-from ..conftest import SAMPLES
+from ..conftest import SAMPLES, loaded
 
 ARENA = str(Path(sys.executable).parent / "arena")
 HEAVY = ("trio", "docker", "numpy", "starlette", "hypercorn", "jinja2", "distributed", "dask")
@@ -37,29 +37,6 @@ RUNNING = (
     "leaderboard",
 )
 """What only a command that runs (or reads) something needs: never loaded for ``--help``."""
-PROBE = """
-import json, sys
-from arena.cli.main import main
-sys.argv = ["arena", *sys.argv[1:]]
-try:
-    main()
-except SystemExit as exit:
-    code = exit.code
-print("LOADED " + json.dumps({"code": code, "modules": sorted(sys.modules)}))
-"""
-
-
-def loaded(*args: str) -> set[str]:
-    """The modules ``arena ARGS`` loaded, run as the real command in a fresh interpreter
-    (exit 0 asserted)."""
-    run = subprocess.run(
-        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
-    )
-    last = run.stdout.rstrip().rpartition("\n")[2]
-    assert last.startswith("LOADED "), run.stdout + run.stderr
-    report = json.loads(last.removeprefix("LOADED "))
-    assert report["code"] in (0, None), run.stdout + run.stderr
-    return set(report["modules"])
 
 
 def run_arena(*args: str) -> str:

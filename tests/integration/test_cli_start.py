@@ -5,14 +5,13 @@ same, bad input included."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from ..conftest import SAMPLES
+from ..conftest import SAMPLES, loaded
 
 ARENA = str(Path(sys.executable).parent / "arena")
 HEAVY = (
@@ -26,16 +25,6 @@ HELPS = [
     ["worker"], ["submit"], ["backup"], ["check"], ["image"], ["image", "build"], ["bot"], ["bot", "check"],
     ["tournament"], ["tournament", "run"], ["author"], ["game"], ["ladder"], ["ladder", "run"],
 ]  # fmt: skip
-PROBE = """
-import json, sys
-from arena.cli.main import main
-sys.argv = ["arena", *sys.argv[1:]]
-try:
-    main()
-except SystemExit as exit:
-    code = exit.code
-print("LOADED " + json.dumps({"code": code, "modules": sorted(sys.modules)}))
-"""
 
 
 def imported(*args: str) -> set[str]:
@@ -52,18 +41,6 @@ def imported(*args: str) -> set[str]:
     names = {line.rpartition("|")[2].strip() for line in lines[1:]}  # the first is the header
     assert "arena.cli.main" in names, run.stderr[-2000:]
     return names
-
-
-def loaded(*args: str) -> set[str]:
-    """The modules ``arena ARGS`` loaded, as ``sys.modules`` lists them at its end (exit 0 asserted)."""
-    run = subprocess.run(
-        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
-    )
-    last = run.stdout.rstrip().rpartition("\n")[2]
-    assert last.startswith("LOADED "), run.stdout + run.stderr
-    report = json.loads(last.removeprefix("LOADED "))
-    assert report["code"] in (0, None), run.stdout + run.stderr
-    return set(report["modules"])
 
 
 def heavy(names: set[str]) -> list[str]:
