@@ -189,10 +189,11 @@ class Database:
 
     def checkpoint(self) -> bool:
         """Fold the ``-wal`` into the database file and empty it (``wal_checkpoint(TRUNCATE)``),
-        waiting at most 5 s for readers; True when it was folded whole. Nothing is lost
+        waiting at most a quarter of a second for readers (a server's read snapshot must not
+        hold up every writer that closes); True when it was folded whole. Nothing is lost
         when it is not: the games stay in the ``-wal`` and SQLite folds them later."""
         try:
-            self.db.execute("PRAGMA busy_timeout = 5000")
+            self.db.execute("PRAGMA busy_timeout = 250")
             busy = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             self.db.execute("PRAGMA busy_timeout = 30000")
         except sqlite3.Error:  # a transaction open (Ctrl-C inside one), a locked file: later
