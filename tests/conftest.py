@@ -132,6 +132,38 @@ def one_clean_line(result: subprocess.CompletedProcess[str], *needles: str, code
     return errors[0]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Each test worker has a temporary directory of its own (made like /tmp), so the
+    prepared copies, run folders and locks of one never meet another's."""
+    global _worker_tmp
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:  # a worker is handed COLUMNS=80: commands it runs would think they print to a terminal
+        os.environ.setdefault("ARENA_TEST_SIZE", f"{os.environ.get('COLUMNS', '')},{os.environ.get('LINES', '')}")
+    else:
+        for name, value in zip(("COLUMNS", "LINES"), os.environ.get("ARENA_TEST_SIZE", ",").split(","), strict=True):
+            if value:
+                os.environ[name] = value
+            else:
+                os.environ.pop(name, None)
+    if worker and not os.environ.get("ARENA_TEST_TMP"):  # a pytest a test runs keeps its worker's
+        _worker_tmp = tempfile.mkdtemp(prefix=f"arena-tests-{worker}-")
+        os.chmod(_worker_tmp, 0o1777)
+        os.environ["TMPDIR"] = os.environ["ARENA_TEST_TMP"] = _worker_tmp
+        tempfile.tempdir = None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _worker_tmp:
+        shutil.rmtree(_worker_tmp, ignore_errors=True)
+
+
+_worker_tmp = ""
+
+
+def uses_docker(item: pytest.Item) -> bool:
+    return item.get_closest_marker("docker") is not None or "docker_sandbox" in getattr(item, "fixturenames", ())
+
+
 LEFT_OUT = {"docker": "ARENA_NO_DOCKER", "browser": "ARENA_NO_BROWSER"}
 """A marker's tests run unless the user sets this variable to 1 (as for setup.sh): then
 they are deselected, and the summary says so. Never skipped: a missing engine or
@@ -140,6 +172,9 @@ _left_out: list[str] = []
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if uses_docker(item):  # one engine: its builds, images and containers on one worker
+            item.add_marker(pytest.mark.xdist_group("docker"))
     off = {marker for marker, variable in LEFT_OUT.items() if os.environ.get(variable) == "1"}
     if not off:
         return

@@ -175,7 +175,17 @@ def test_an_entry_that_names_no_record_is_one_line(entry: str, said: str, outsid
 def test_the_conformance_tests_check_a_game_the_user_names(outside: Path) -> None:
     """``ARENA_GAMES`` set by the user is added to, not replaced: their game is checked,
     its replays found, and no golden file is asked of it."""
-    command = [sys.executable, "-m", "pytest", "tests/unit/test_conformance.py", "-p", "no:cacheprovider", "-v"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests/unit/test_conformance.py",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "-n",
+        "0",
+    ]
     passed = run([*command, "-k", "contract and goofspiel"], outside, games="copied:GAME")
     assert passed.returncode == 0, passed.stdout[-3000:]
     assert "test_the_game_keeps_the_contract[goofspiel-copy] PASSED" in passed.stdout

@@ -180,7 +180,7 @@ HANG_S = 600
 
 HOLDS_STDERR = (
     "import subprocess, sys\n"
-    "subprocess.Popen(['sleep', '86400'], stdout=subprocess.DEVNULL)  # keeps stderr open\n"
+    "subprocess.Popen(['sleep', 'SECONDS'], stdout=subprocess.DEVNULL)  # keeps stderr open\n"
     "sys.stderr.write('gone, my child stays\\n')\n"
     "sys.exit(3)\n"
 )
@@ -195,14 +195,17 @@ async def test_a_bot_whose_child_holds_its_stderr_open_delays_nothing(
     the bot's fault, and nothing it started is left (``HANG_S`` only turns a match held
     up until the child lets go into a failure)."""
     sandbox = request.getfixturevalue("docker_sandbox") if where == "docker" else LocalSandbox()
-    holders = [make_bot(f"holder{i}", HOLDS_STDERR) for i in range(2)]
+    seconds = str(86400 + uuid.uuid4().int % 10000)  # a child no other test's matches
+    holders = [make_bot(f"holder{i}", HOLDS_STDERR.replace("SECONDS", seconds)) for i in range(2)]
     for path in holders:
         await trio.to_thread.run_sync(sandbox.prepare, load_bot(path), lambda line: None)
     with trio.fail_after(HANG_S), pytest.raises(MatchError) as raised:
         await match(holders, 2, sandbox)
     assert "holder0" in str(raised.value) and "gone, my child stays" in str(raised.value), "its last words"
     assert all(bot_pids(h) == [] for h in holders)
-    assert subprocess.run(["pgrep", "-fx", "sleep 86400"], capture_output=True).returncode != 0, "the child is gone"
+    assert subprocess.run(["pgrep", "-fx", f"sleep {seconds}"], capture_output=True).returncode != 0, (
+        "the child is gone"
+    )
 
 
 # --- tournaments through the CLI ------------------------------------------------------

@@ -20,7 +20,15 @@ import trio
 
 from arena.bots import load_bot
 from arena.sandbox.base import BotGone, StartError
-from arena.sandbox.local import LocalProcess, LocalSandbox, is_ready, prepared_dir, reachable_by_others, ready_marker
+from arena.sandbox.local import (
+    LocalProcess,
+    LocalSandbox,
+    copies_root,
+    is_ready,
+    prepared_dir,
+    reachable_by_others,
+    ready_marker,
+)
 
 from ..conftest import ROOT, SAMPLES, MakeBot, bot_pids
 
@@ -56,7 +64,7 @@ async def test_a_bot_runs_as_a_user_of_its_own_without_capabilities_from_a_seale
     facts = await probe(folder)
     assert facts["uid"] != 0 and facts["uid"] != 65534 and int(str(facts["uid"])) >= 0x60000000
     assert int(str(facts["caps"]), 16) == 0 and int(str(facts["bnd"]), 16) == 0, "no capability at all"
-    assert str(facts["cwd"]).startswith("/tmp/sixarena-bots/probe-"), "a checked copy, not the author's folder"
+    assert str(facts["cwd"]).startswith(f"{copies_root()}/probe-"), "a checked copy, not the author's folder"
     assert facts["as"] == -1, "the address space is not capped (the cgroup caps real memory)"
     assert facts["policy"] == os.SCHED_BATCH
     assert "own unprivileged user" in str(facts["isolation"]) and "own cgroup" in str(facts["isolation"])
@@ -273,7 +281,7 @@ async def test_the_javascript_sample_survives_a_long_burst_of_requests() -> None
     assert all(s.status == "ok" for game in result.games for s in game.statuses)
 
 
-BUILD_LEAVES_A_DAEMON = 'name = "daemon"\nversion = "1"\nlanguage = "python"\nrun = "python3 bot.py"\ngames = ["nimmt"]\nbuild = "id -u > built-by; (setsid sleep 1000 &) ; true"\n'
+BUILD_LEAVES_A_DAEMON = 'name = "daemon"\nversion = "1"\nlanguage = "python"\nrun = "python3 bot.py"\ngames = ["nimmt"]\nbuild = "id -u > built-by; (setsid sleep 1017 &) ; true"\n'
 
 
 @as_root
@@ -287,7 +295,7 @@ def test_a_build_runs_unprivileged_and_leaves_nothing_running(
     sandbox = LocalSandbox()
     built = sandbox.prepared(load_bot(folder))  # the build's leftover did not hold the arena
     assert int((built.path / "built-by").read_text()) != 0, "built as an unprivileged user"
-    leftovers = subprocess.run(["pgrep", "-f", "sleep 1000"], capture_output=True, text=True).stdout.split()
+    leftovers = subprocess.run(["pgrep", "-f", "sleep 1017"], capture_output=True, text=True).stdout.split()
     assert leftovers == [], "nothing the build started survives it"
     shutil.rmtree(built.path)
 
@@ -297,7 +305,7 @@ def test_a_build_runs_unprivileged_and_leaves_nothing_running(
     ("build", "reason"),
     [
         ("python3 -c 'x = bytearray(3 << 30)'", "out of memory"),
-        ("for i in $(seq 200); do sleep 5 & done; wait", "failed"),
+        ("for i in $(seq 200); do sleep 5.017 & done; wait", "failed"),
     ],
 )
 def test_a_build_is_capped_like_play(make_bot: MakeBot, build: str, reason: str) -> None:
@@ -305,7 +313,7 @@ def test_a_build_is_capped_like_play(make_bot: MakeBot, build: str, reason: str)
     folder = make_bot("greedy", "print()", manifest=manifest)
     with pytest.raises(StartError, match=reason):
         LocalSandbox().prepared(load_bot(folder))
-    assert subprocess.run(["pgrep", "-fx", "sleep 5"], capture_output=True).returncode != 0
+    assert subprocess.run(["pgrep", "-fx", "sleep 5.017"], capture_output=True).returncode != 0
 
 
 def test_plain_local_mode_must_be_asked_for_by_name(make_bot: MakeBot, tmp_path: Path) -> None:

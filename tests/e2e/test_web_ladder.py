@@ -504,11 +504,9 @@ def test_the_ladder_page_polls_in_a_browser(browser: Any, tmp_path: Path) -> Non
 def assert_games_redrawn_whole(browser: Any) -> None:
     """The games table as the poll redrew it: as many cells in every row as headings, in
     their order (the Started column included), and on a phone each card shows its date."""
-    from selenium.webdriver.common.by import By
-
-    headings = [th.get_attribute("textContent").strip() for th in browser.find_elements(
-        By.CSS_SELECTOR, "#tournament-games thead th"
-    )]  # fmt: skip
+    headings = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#tournament-games thead th'), (th) => th.textContent.trim())"
+    )
     assert headings[1] == "Started", headings
     cells = browser.execute_script(
         "return Array.from(document.querySelectorAll('#tournament-games tbody tr'),"
@@ -519,10 +517,14 @@ def assert_games_redrawn_whole(browser: Any) -> None:
     size = browser.get_window_size()
     try:
         browser.set_window_size(390, 844)
-        shown = [cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody td.date")]
+        # One script reads the table at one moment: the poll may redraw it between calls.
+        shown, hidden = browser.execute_script(
+            "const cells = (css) => Array.from(document.querySelectorAll('#tournament-games tbody ' + css));"
+            " return [cells('td.date').map((cell) => cell.innerText.trim()),"
+            " cells('td.wide-only').map((cell) => getComputedStyle(cell).display !== 'none')]"
+        )
         assert shown and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", text) for text in shown), shown
-        hidden = browser.find_elements(By.CSS_SELECTOR, "#tournament-games tbody td.wide-only")
-        assert hidden and not any(cell.is_displayed() for cell in hidden), "match · deal and rounds are wide-only"
+        assert hidden and not any(hidden), "match · deal and rounds are wide-only"
     finally:
         browser.set_window_size(size["width"], size["height"])
 
