@@ -112,8 +112,11 @@ def once(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, flo
 
 
 def code_at(path: Path) -> dict[str, str]:
-    """This environment, with the arena's code read from ``path``."""
-    return {**os.environ, "PYTHONPATH": str(path)}
+    """This environment, with the arena's code read from ``path`` and its bytecode cached
+    as a user's is (a shell with ``PYTHONDONTWRITEBYTECODE`` set would compile every
+    module of the arena at every start, and time that)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(path)}
 
 
 def commands_of(arena: list[str], db: Path, module_too: bool) -> dict[str, list[str]]:

@@ -901,7 +901,10 @@ def test_a_worker_builds_again_an_image_removed_under_it(
         assert again.returncode == 0, again.stderr
         assert [tag for image in client.images.list(f"sixarena-bot-{name}") for tag in image.tags] == images
     finally:
+        workers.stop_all()  # a worker keeps its bots' containers until it stops: then the image is free
         for image in client.images.list(f"sixarena-bot-{name}"):
+            for container in client.containers.list(all=True, filters={"ancestor": image.id}):
+                container.remove(force=True)  # what a worker killed for not stopping left
             client.images.remove(image.id, force=True)
         client.close()
     assert len(nodes_of(db)) == 4 and set(nodes_of(db)) == {"d1"}
