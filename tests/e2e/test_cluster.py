@@ -255,7 +255,7 @@ WAIT_FOR_A_MATCH_ON = """
 import sys, time
 from distributed import Client
 with Client(sys.argv[1], timeout=30) as client:
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 240  # a guard: three workers share the machine
     while True:
         names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
         if any(names.get(a) == sys.argv[2] and keys for a, keys in client.processing().items()):
