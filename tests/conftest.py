@@ -133,19 +133,16 @@ def one_clean_line(result: subprocess.CompletedProcess[str], *needles: str, code
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Each test worker has a temporary directory of its own (made like /tmp), so the
-    prepared copies, run folders and locks of one never meet another's."""
+    """The commands under test print into pipes: a shell's ``COLUMNS``, or the 80 that
+    pytest-xdist hands its workers, would make them lay text out for a terminal (a test
+    that wants a width sets it). Each test worker has a temporary directory of its own
+    (made like /tmp), so the prepared copies, run folders and locks of one never meet
+    another's; a pytest that a test runs keeps its worker's."""
     global _worker_tmp
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
     worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker:  # a worker is handed COLUMNS=80: commands it runs would think they print to a terminal
-        os.environ.setdefault("ARENA_TEST_SIZE", f"{os.environ.get('COLUMNS', '')},{os.environ.get('LINES', '')}")
-    else:
-        for name, value in zip(("COLUMNS", "LINES"), os.environ.get("ARENA_TEST_SIZE", ",").split(","), strict=True):
-            if value:
-                os.environ[name] = value
-            else:
-                os.environ.pop(name, None)
-    if worker and not os.environ.get("ARENA_TEST_TMP"):  # a pytest a test runs keeps its worker's
+    if worker and not os.environ.get("ARENA_TEST_TMP"):
         _worker_tmp = tempfile.mkdtemp(prefix=f"arena-tests-{worker}-")
         os.chmod(_worker_tmp, 0o1777)
         os.environ["TMPDIR"] = os.environ["ARENA_TEST_TMP"] = _worker_tmp
