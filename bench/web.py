@@ -11,7 +11,8 @@ on (``--feed``, a process holding its lease). Then, for this checkout's ``arena 
 and, with ``--compare``, another's, in turn:
 
 - ``--clients`` visitors (50), each a request at a time over a kept-alive connection,
-  asking for every kind of page in turn for ``--seconds``: alone, then beside a burst of
+  asking for every kind of page in turn for ``--seconds`` (after ``--warm-seconds`` of the
+  same, not measured: the caches of a server up for a while): alone, then beside a burst of
   ``--burst`` (50) connections to the ladder's pages; each kind's p50 and p99, with a
   static file and ``/api/health`` as the floor, against the target of 500 ms;
 - the first request of every kind to a server just started, against the target of 1 s.
@@ -579,6 +580,8 @@ def report_load(
             with serving(db, arena, ("--submissions",)) as (url, _):
                 warm(url)
                 port = int(url.rsplit(":", 1)[1])
+                if args.warm_seconds > 0:  # a server up for a while: its caches made, not measured
+                    time_load(port, game_ids, args.warm_seconds, args.clients, 0, cookie)
                 for under in (False, True):
                     burst = args.burst if under else 0
                     times, burst_times, failed = time_load(port, game_ids, args.seconds, args.clients, burst, cookie)
@@ -822,6 +825,12 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=50, help="the stranger's connections to the ladder's pages")
     parser.add_argument("--seconds", type=float, default=20.0, help="each round's quiet and burst phases")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--warm-seconds",
+        type=float,
+        default=10.0,
+        help="visitors asking before each round is measured (the first requests after a restart are --no-restarts's)",
+    )
     parser.add_argument("--arena", default=ARENA, help="the arena command that serves (another checkout's, to compare)")
     parser.add_argument("--compare", help="another arena command measured side by side (main's checkout's)")
     parser.add_argument("--keep", type=Path, help="build the database here once, and reuse it")

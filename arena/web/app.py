@@ -9,6 +9,7 @@ traceback only ever goes to the server's log.
 from __future__ import annotations
 
 import logging
+import mimetypes
 import threading
 import time
 import urllib.parse
@@ -17,6 +18,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import jinja2
 import msgspec
 import trio
@@ -24,9 +27,8 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.boards.columns import columns_of
@@ -53,6 +55,7 @@ from arena.web.pages.games import GAMES_LIMIT, DuplicatePage, GamePage, GamePage
 from arena.web.pages.ladders import LadderPage, Ladders
 from arena.web.pages.site import Site, game_title, interval_range, score_of, variants_of
 from arena.web.pages.tournaments import GauntletPage, TournamentPage, TournamentPages, TournamentsPage
+from arena.web.rendered import Renderer
 from arena.web.submit import COOKIE, PRIVATE, SubmitOptions, Writer
 from arena.web.submit import routes as submission_routes
 
@@ -235,8 +238,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
     writer = None if submit is None else Writer(Path(db_path), submit)  # creates the database
     site = Site(Path(db_path))
     pages = Pages(site)
-    env = _environment()
-    env.globals["ladder_names"] = pages.ladders.names  # the header links the ladder when there is one
+    renderer = Renderer(_environment())
 
     def json(data: Any, status: int = 200, request: Request | None = None) -> Response:
         headers = PRIVATE if request is not None and personal(request) else None
@@ -248,9 +250,14 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
 
     def html(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
         signed_in = None if writer is None else account(writer, request)  # the header's "Sign in" or name
-        body = env.get_template(template).render(
-            path=request.url.path, db=str(site.db.path), submissions=writer is not None, account=signed_in, **context
+        context.update(
+            path=request.url.path,
+            db=str(site.db.path),
+            submissions=writer is not None,
+            account=signed_in,
+            has_ladder=bool(pages.ladders.names()),  # the header links the ladder when there is one
         )
+        body = renderer.render(template, context)
         return HTMLResponse(body, code, headers=PRIVATE if signed_in is not None or personal(request) else None)
 
     def page(template: str, load: Callable[[Request], msgspec.Struct]) -> tuple[Callable[..., Response], ...]:
@@ -366,9 +373,14 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         # warm: every leaderboard has a value to serve at once (the start's warm-up is done)
         return json(msgspec.structs.replace(site.health(), warm=warmed.is_set()))
 
-    def favicon(request: Request) -> Response:
+    static = StaticFolder(HERE / "static")
+
+    async def favicon(request: Request) -> Response:
         """What browsers ask for on their own: the site's icon (an SVG, which they all draw)."""
-        return FileResponse(HERE / "static" / "favicon.svg", media_type="image/svg+xml")
+        return static.answer("favicon.svg")
+
+    async def static_file(request: Request) -> Response:
+        return static.answer(str(request.path_params["name"]))
 
     def drawer(request: Request) -> Response:
         """A game's drawer for the replay viewer with its style sheet (``viewer.drawer_script``):
@@ -414,7 +426,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         Route("/api/games/{game_id}/replay", raw_replay),
         Route("/games/{game_id}/duplicate", duplicate_html),
         Route("/api/games/{game_id}/duplicate", duplicate_json),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        Route("/static/{name}", static_file),
     ]
     if writer is not None:
         routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, pages.bots.standing)]
@@ -440,6 +452,7 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = PAGE_THREADS
         if warm_up:
             threading.Thread(target=_warm_up, args=(pages, warmed), daemon=True, name="arena-warm-up").start()
         yield
@@ -455,6 +468,34 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
     app.state.site = site
     app.state.pages = pages
     return app
+
+
+PAGE_THREADS = 6
+"""Requests computed at once (in worker threads; the others wait their turn, first come
+first served). Pages are Python, one at a time under the interpreter's lock, with the
+database's reads beside: a few threads keep both cores busy, while forty would share the
+lock forty ways, and a large page, sliced among them, would take many times its own
+time to answer. Three times a kind's ``coalesce.AT_ONCE``: a burst of one kind of page
+leaves threads to the others."""
+
+
+class StaticFolder:
+    """The site's own files (style sheets, scripts, its icon), read once at start and
+    served from memory by the event loop: no worker thread, no disk, and no name but those
+    of the files it read."""
+
+    def __init__(self, folder: Path) -> None:
+        self.files = {
+            path.name: (path.read_bytes(), mimetypes.guess_type(path.name)[0] or "application/octet-stream")
+            for path in sorted(folder.iterdir())
+            if path.is_file()
+        }
+
+    def answer(self, name: str) -> Response:
+        found = self.files.get(name)
+        if found is None:
+            raise HTTPException(404)
+        return Response(found[0], media_type=found[1])
 
 
 WARM_TOURNAMENTS = 3

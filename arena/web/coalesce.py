@@ -18,7 +18,7 @@ import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-AT_ONCE = 4
+AT_ONCE = 2
 """Answers of one kind of page (``kind_of``) computed at once; the others wait their turn
 without holding a worker thread."""
 ALONE = ("/static/", "/signin", "/signout", "/submissions", "/api/submissions")

@@ -39,14 +39,37 @@ FINAL = -1
 STALE = -2
 """The stamp of a value known only to be worth showing until a fresh one is computed."""
 REFRESH_SHARE = 0.25
-"""A stale value is computed again no sooner than its last computation took, divided by
-this: its refreshes take at most this share of a core. A ladder storing games every
-second would otherwise keep a thread rating its board again and again, and starve the
-pages; a value that is quick to compute is refreshed at once."""
+"""What the computations in the background take of one core, all of them together, at
+most: a ladder storing games every second makes every board stale again and again, and
+rating a board of 100,000 games takes seconds; the pages keep the rest of the machine."""
 
-BACKGROUND = threading.BoundedSemaphore(2)
-"""Values computed in the background at once, at most: the pages' threads keep the rest
-of the machine (a restart with many values to compute, a ladder making them stale)."""
+
+class Budget:
+    """Background computations one at a time, each followed by a pause long enough that
+    together they take at most ``share`` of a core. Measured in the thread's own CPU
+    time, so a busy machine, which stretches a computation's wall time, does not also
+    stretch the pause."""
+
+    def __init__(self, share: float) -> None:
+        self.share = share
+        self._lock = threading.Lock()
+        self._next = 0.0
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        with self._lock:
+            wait = self._next - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            began = time.thread_time()
+            try:
+                yield
+            finally:
+                used = time.thread_time() - began
+                self._next = time.monotonic() + used * (1 / self.share - 1)
+
+
+BACKGROUND = Budget(REFRESH_SHARE)
 
 
 class Database:
@@ -139,8 +162,6 @@ class Revalidating:
         self._lock = threading.Lock()
         self._key_locks: dict[Hashable, threading.Lock] = {}
         self._refreshing: set[Hashable] = set()
-        self._took: dict[Hashable, float] = {}
-        """How long each key's value took to compute, last time."""
         self._generation = 0
         """Raised by ``forget``: a refresh begun before does not store what it computed."""
 
@@ -163,7 +184,7 @@ class Revalidating:
         if entry is not None and (entry.stamp == stamp or entry.stamp == FINAL):
             return entry
         if entry is not None and self.background:
-            self._refresh_later(key, stamp, compute, entry.computed + self._gap(key) - time.time())
+            self._refresh_later(key, stamp, compute)
             return Cached(entry.value, entry.stamp, True, entry.computed)
         with self._lock:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
@@ -172,9 +193,7 @@ class Revalidating:
             if entry is not None and (entry.stamp == stamp or entry.stamp == FINAL):
                 return entry
             generation = self._generation
-            began = time.perf_counter()
             value = compute(store)
-            self._took[key] = time.perf_counter() - began
             fresh = Cached(value, stamp, False, time.time())
             with self._lock:
                 if generation == self._generation:
@@ -189,31 +208,20 @@ class Revalidating:
             self._refresh_later(key, stamp, compute)
         return entry
 
-    def _gap(self, key: Hashable) -> float:
-        """The least time between two computations of ``key`` (``REFRESH_SHARE``); none before
-        its first here (a value seeded from what an arena cached in the database)."""
-        return self._took.get(key, 0.0) / REFRESH_SHARE
-
-    def _refresh_later(self, key: Hashable, stamp: int, compute: Callable[[Store], Any], wait: float = 0.0) -> None:
+    def _refresh_later(self, key: Hashable, stamp: int, compute: Callable[[Store], Any]) -> None:
         with self._lock:
             if key in self._refreshing:
                 return
             self._refreshing.add(key)
             generation = self._generation
         threading.Thread(
-            target=self._refresh, args=(key, stamp, compute, generation, wait), daemon=True, name="arena-refresh"
+            target=self._refresh, args=(key, stamp, compute, generation), daemon=True, name="arena-refresh"
         ).start()
 
-    def _refresh(
-        self, key: Hashable, stamp: int, compute: Callable[[Store], Any], generation: int, wait: float
-    ) -> None:
-        try:
-            if wait > 0:  # its share of the machine (``REFRESH_SHARE``): the stale value is served meanwhile
-                time.sleep(wait)
-            with BACKGROUND, self.db.store() as store:
-                began = time.perf_counter()
+    def _refresh(self, key: Hashable, stamp: int, compute: Callable[[Store], Any], generation: int) -> None:
+        try:  # in its turn (``BACKGROUND``): the stale value is served meanwhile
+            with BACKGROUND.turn(), self.db.store() as store:
                 value = compute(store)
-                self._took[key] = time.perf_counter() - began
             with self._lock:
                 if generation == self._generation:
                     self._entries[key] = Cached(value, stamp, False, time.time())

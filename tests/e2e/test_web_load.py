@@ -29,7 +29,7 @@ from .test_web_fresh import store_game, two_kinds
 from .test_web_ladder import build_db
 
 BURST = 60
-"""More than the worker threads (40): on a server without limits, the burst held them all."""
+"""More than the worker threads (``PAGE_THREADS``): on a server without limits, the burst held them all."""
 
 
 class Held:
