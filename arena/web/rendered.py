@@ -33,7 +33,7 @@ class Renderer:
         self._bodies: Lru[str] = Lru(kept)
 
     def render(self, template: str, context: dict[str, Any]) -> str:
-        try:  # msgpack tells NaN from None and a list from a tuple's twin alike: both render the same
+        try:  # msgpack writes NaN and None apart (JSON would not): they render apart
             key = (template, hashlib.blake2b(_encoder.encode(context), digest_size=20).digest())
         except TypeError:  # something msgpack cannot write: rendered as it is
             return self.env.get_template(template).render(context)
