@@ -7,7 +7,8 @@ answers something illegal, so the fault record has evidence to show) and a Sixes
 with the local sandbox, and a gauntlet, into a fresh database; serves it with `arena serve`; and saves
 the leaderboard, a tournament, a bot and a game page, the games list filtered, a deal in
 every rotation, a gauntlet (desktop), the leaderboard and games on a phone-sized screen,
-and the leaderboard in the dark theme. ``--db`` reuses (or keeps) that database.
+the leaderboard in the dark theme, and a game being played (four bots that think 0.3 s
+a move). ``--db`` reuses (or keeps) that database.
 """
 
 from __future__ import annotations
@@ -122,6 +123,56 @@ def shoot(driver: Any, url: str, out: Path, width: int, max_height: int, prepare
     print("wrote", out, flush=True)
 
 
+THINKING = """\
+import time
+
+from protocol.bot import Bot, run
+
+
+class Thinking(Bot):
+    def decide(self, kind, view, legal):
+        time.sleep(0.3)
+        return legal[len(legal) // 2]
+
+
+run(Thinking())
+"""
+
+
+def shoot_live(driver: Any, db: Path, work: Path, url: str, out: Path) -> None:
+    """A game being played, some turns in: four bots that think 0.3 s a move."""
+    import json
+    import signal
+
+    folders = []
+    for i in range(4):
+        folder = work / f"thinker{i}"
+        folder.mkdir()
+        (folder / "bot.py").write_text(THINKING)
+        manifest = (
+            f'name = "thinker{i}"\nversion = "1"\nlanguage = "python"\nrun = "python3 bot.py"\ngames = ["nimmt"]\n'
+        )
+        (folder / "bot.toml").write_text(manifest)
+        for path in (folder, *folder.iterdir()):
+            path.chmod(0o755)
+        folders.append(str(folder))
+    playing = subprocess.Popen(
+        [ARENA, "tournament", "run", *folders, "--db", str(db), "--name", "autumn-live", "--sandbox", "local"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(600):
+            games = json.loads(urllib.request.urlopen(url + "/api/live").read())["games"]
+            if games:
+                break
+            time.sleep(0.1)
+        time.sleep(12)  # some turns played
+        shoot(driver, url + games[0]["url"], out, 1280, 1300)
+    finally:
+        playing.send_signal(signal.SIGINT)
+        playing.wait(timeout=60)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs/screenshots")
@@ -161,6 +212,7 @@ def main() -> None:
             for name, path, width, height, prepare in pages:
                 shoot(driver, url + path, args.out / f"{name}.png", width, height, prepare)
             shoot(driver, url + "/leaderboard", args.out / "leaderboard-dark.png", 1280, 1100, theme="dark")
+            shoot_live(driver, db, work, url, args.out / "live.png")
         finally:
             driver.quit()
             proc.terminate()

@@ -23,7 +23,7 @@ from arena.cli.common import console, err_console, fail, user_errors
 
 if TYPE_CHECKING:
     from arena.cluster.coordinator import TLS, Cluster
-    from arena.store import StoredBot
+    from arena.store import Store, StoredBot
     from arena.tournaments.roundrobin import Player
 
 ClusterOption = Annotated[
@@ -480,19 +480,23 @@ def join(
     return cluster
 
 
-def open_player(stored: list[StoredBot], sandbox_name: str, concurrency: int, cluster: Cluster | None) -> Player:
+def open_player(
+    stored: list[StoredBot], sandbox_name: str, concurrency: int, cluster: Cluster | None, store: Store
+) -> Player:
     """Where a tournament's matches will be played, ready: this machine's sandbox with
-    every bot built, or the cluster with every bot sent."""
+    every bot built (its games published for spectators beside ``store``), or the
+    cluster with every bot sent."""
     if cluster is None:
         from arena.cli.common import warn_about
         from arena.cli.sandbox import open_sandbox, prepare
+        from arena.play.live import publish_beside
         from arena.tournaments.roundrobin import OnThisMachine
 
         sandbox = open_sandbox(sandbox_name)
         loaded = [b.load() for b in stored]
         prepare(sandbox, loaded)
         warn_about(sorted({sandbox.isolation_for(b) for b in loaded}))
-        return OnThisMachine(sandbox, concurrency)
+        return OnThisMachine(sandbox, concurrency, publish_beside(store.path))
     from arena.cluster.coordinator import OnCluster
 
     cluster.send_bots(stored)

@@ -200,7 +200,7 @@ def gauntlet_cmd(
             return
         held.enter_context(store.lease(tournament.id))
         try:
-            player = open_player(stored, options.sandbox, options.concurrency, on_cluster)
+            player = open_player(stored, options.sandbox, options.concurrency, on_cluster, store)
             store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
         except BaseException:
             with contextlib.suppress(StoreError):

@@ -160,6 +160,7 @@ def ladder_run(
     import trio
 
     from arena.cli.sandbox import open_sandbox
+    from arena.play.live import publish_beside
     from arena.store import PAUSED, StoreError
     from arena.tournaments.ladder import Ladder, LadderSpec
     from arena.tournaments.pipeline import run_pipeline
@@ -198,7 +199,7 @@ def ladder_run(
         sandbox = open_sandbox(options.sandbox)  # the pipeline builds and checks here, also with --cluster
         player: Any
         if on_cluster is None:
-            player = OnThisMachine(sandbox, options.concurrency)
+            player = OnThisMachine(sandbox, options.concurrency, publish_beside(store.path))
 
             def ready(bot: StoredBot) -> None:
                 sandbox.prepare(bot.load(), progress=lambda line: None)

@@ -216,7 +216,7 @@ def tournament_run(
         if joining:
             tournament, config, stored = grow_league(store, tournament, config, stored, joining)
         try:
-            player = open_player(stored, options.sandbox, options.concurrency, on_cluster)
+            player = open_player(stored, options.sandbox, options.concurrency, on_cluster, store)
             store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
         except BaseException:  # a failed start does not leave the tournament "running"
             if tournament.status != "finished":

@@ -41,6 +41,16 @@ UploadSecondsOption = Annotated[
     typer.Option("--upload-seconds", help="With --submissions: the longest an upload may take to arrive.", min=0.1),
 ]
 
+LiveDelayOption = Annotated[
+    float,
+    typer.Option(
+        "--live-delay",
+        help="Show each turn of a game being played this many seconds after it was played (0: at once).",
+        min=0.0,
+        max=86400.0,
+    ),
+]
+
 
 def serve(
     db: DbOption = DEFAULT_DB,
@@ -50,12 +60,15 @@ def serve(
     per_hour: PerHourOption = 10,
     max_upload_mb: MaxUploadMbOption = 20.0,
     upload_seconds: UploadSecondsOption = 120.0,
+    live_delay: LiveDelayOption = 0.0,
 ) -> None:
     """Serve the leaderboards, tournaments, bots and replays as web pages and JSON.
 
     A missing database is no error: the pages say so until a tournament creates it.
     Serving never writes to the database, so it can run beside a tournament; with
-    --submissions it writes the authors' submissions, and nothing else.
+    --submissions it writes the authors' submissions, and nothing else. The games being
+    played beside the database are shown as they are (/live), hands hidden until each
+    ends, --live-delay seconds late.
     """
     import trio
     from hypercorn.config import Config
@@ -83,7 +96,7 @@ def serve(
         limits = dataclasses.replace(UploadLimits(), packed_bytes=round(max_upload_mb * 2**20))
         submit = SubmitOptions(per_hour, limits, body_seconds=upload_seconds)
     with user_errors():
-        web_app: Any = asgi_app(db, submit=submit)
+        web_app: Any = asgi_app(db, submit=submit, live_delay=live_delay)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:

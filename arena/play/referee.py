@@ -18,6 +18,7 @@ ahead of time (a spare per bot, greeted and frozen while the games before it pla
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import operator
 import os
 import time
@@ -96,6 +97,9 @@ class Observer:
 
     def events(self, game_no: int, events: list[Any]) -> None:
         pass
+
+    def line(self, game_no: int, line: Line) -> None:
+        """Each line of a game's replay as it is logged (a live feed, ``arena.play.live``)."""
 
     def game_over(self, result: GameResult) -> None:
         pass
@@ -255,28 +259,34 @@ class _Seat:
 class _ReplayWriter:
     """The replay of the game being played: every line it gets is appended here."""
 
-    def __init__(self, header: Header) -> None:
-        self.lines: list[Line] = [header]
+    def __init__(self, header: Header, logged: Callable[[Line], None]) -> None:
+        self.lines: list[Line] = []
+        self._logged = logged
         self._dropped = [0] * header.players
+        self._add(header)
+
+    def _add(self, line: Line) -> None:
+        self.lines.append(line)
+        self._logged(line)
 
     def events(self, events: list[Any]) -> None:
-        self.lines.append(EventsLine(events))
+        self._add(EventsLine(events))
 
     def fault(self, seat_no: int, fault: Fault) -> None:
-        self.lines.append(FaultLine(seat_no, fault))
+        self._add(FaultLine(seat_no, fault))
 
     def dropped(self, seat_no: int, line: bytes, reason: str) -> None:
         """Log a line that answered nothing (the first few of each seat in each game)."""
         self._dropped[seat_no] += 1
         if self._dropped[seat_no] <= DROPPED_LOGGED_PER_GAME:
             text = line[:EVIDENCE_CHARS].decode("utf-8", "replace")
-            self.lines.append(DroppedLine(seat_no, text, reason))
+            self._add(DroppedLine(seat_no, text, reason))
 
     def decision(self, line: DecisionLine) -> None:
-        self.lines.append(line)
+        self._add(line)
 
     def end(self, end: End) -> None:
-        self.lines.append(end)
+        self._add(end)
 
 
 class _FairTime:
@@ -678,7 +688,8 @@ class _Referee:
                 limits={**msgspec.to_builtins(self.limits), "max_line": self.spec.max_line},
                 game_no=game_no,
                 started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            )
+            ),
+            functools.partial(self.observer.line, game_no),
         )
         for seat_no, seat in enumerate(seats):
             player = seat.player

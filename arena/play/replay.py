@@ -143,6 +143,11 @@ def read(path: str | Path) -> list[Line]:
     return loads(data, str(path))
 
 
+def decode_line(raw: bytes) -> Line:
+    """One line of a replay (``msgspec.DecodeError``: not one)."""
+    return _decoder.decode(raw)
+
+
 def loads(data: bytes, name: str = "replay") -> list[Line]:
     lines: list[Line] = []
     for number, raw in enumerate(data.splitlines(), 1):
@@ -179,10 +184,12 @@ class Step(msgspec.Struct, frozen=True):
     events: list[Any]
 
 
-def verify(lines: list[Line], name: str = "replay") -> Iterator[Step]:
+def verify(lines: Iterable[Line], name: str = "replay") -> Iterator[Step]:
     """Re-simulate a replay through the rules, yielding each step; ``ReplayError`` at the
-    first line the rules do not reproduce."""
-    header = lines[0]
+    first line the rules do not reproduce. ``lines`` may still be arriving (a game being
+    played): each step is yielded as soon as its events are read."""
+    lines = iter(lines)
+    header = next(lines)
     assert isinstance(header, Header)
     try:
         record = get_game(header.game)
@@ -194,7 +201,7 @@ def verify(lines: list[Line], name: str = "replay") -> Iterator[Step]:
     state, expected = game.start(settings, header.players, header.seed)
     decision: DecisionLine | None = None
     ended = False
-    for number, line in enumerate(lines[1:], 2):
+    for number, line in enumerate(lines, 2):
         where = f"{name}:{number}"
         match line:
             case EventsLine(events=raw_events):

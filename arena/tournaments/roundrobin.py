@@ -22,6 +22,7 @@ import trio
 
 from arena.bots import Bot
 from arena.play import replay as replay_files
+from arena.play.live import LiveFolder, Published
 from arena.play.match import GameResult, MatchSpec, TimeLimits
 from arena.play.referee import TimedGames, play_match
 from arena.sandbox.base import Sandbox
@@ -139,10 +140,12 @@ already encoded (a cluster's worker does it) or None (it is in the result)."""
 
 
 class OnThisMachine:
-    """Matches played here, sharing the machine's thinking slots (one per core)."""
+    """Matches played here, sharing the machine's thinking slots (one per core), their
+    games published to ``live`` as they are played (``arena.play.live``)."""
 
-    def __init__(self, sandbox: Sandbox, concurrency: int) -> None:
+    def __init__(self, sandbox: Sandbox, concurrency: int, live: LiveFolder | None = None) -> None:
         self.sandbox = sandbox
+        self.live = live
         self.at_once = max(1, concurrency)
         self.slots = trio.Semaphore(os.cpu_count() or 1)
         self.node = socket.gethostname()
@@ -150,8 +153,12 @@ class OnThisMachine:
 
     async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
         timed = TimedGames(lambda result, ms: game_over(result, self.node, ms, None))
-        # Each game goes on as it ends; the match keeps none (flat memory).
-        await play_match(spec, self.sandbox, timed, self.slots if spec.fair_time else None, keep_games=False)
+        observer = timed if self.live is None or not spec.live else Published(timed, self.live, spec.live)
+        try:  # each game goes on as it ends; the match keeps none (flat memory)
+            await play_match(spec, self.sandbox, observer, self.slots if spec.fair_time else None, keep_games=False)
+        finally:
+            if isinstance(observer, Published):
+                observer.close()  # a game cut short is marked given up
 
 
 async def run_tournament(
@@ -224,6 +231,7 @@ async def play_and_store(
         [msgspec.structs.replace(match.games[i], game_no=i) for i in by_rotation(match, game_nos)],
         config.limits,
         fair_time=config.fair_time,
+        live=f"t{tournament.id}-m{match.match_no}",
     )
     await player.play(spec, recorder.match_bots, recorder.game_over)
     return recorder.stored

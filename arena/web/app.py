@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import mimetypes
+import re
 import threading
 import time
 import urllib.parse
@@ -27,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -48,6 +49,7 @@ from arena.web.games_query import (
     parse_faults,
     short_time,
 )
+from arena.web.live import LiveGames
 from arena.web.pages.authors import account, author_routes
 from arena.web.pages.boards import BoardPages, IndexPage, LeaderboardPage
 from arena.web.pages.bots import BotPage, BotPages, BotsPage
@@ -72,6 +74,11 @@ SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),
 ]
+
+LIVE_KEY = re.compile(r"t\d{1,18}-m\d{1,9}-g\d{1,9}")
+"""A live game's name: game 4 of match 12 of tournament 3 is ``t3-m12-g4``."""
+LIVE_HEADERS = {"cache-control": "no-store", "x-accel-buffering": "no"}
+"""A stream is no one's to keep, nor a proxy's to hold back."""
 
 CSV_TABLES = (
     "/api/leaderboard", "/api/tournaments", "/api/tournaments/NAME", "/api/bots", "/api/bots/NAME[:VERSION]",
@@ -232,12 +239,18 @@ class Pages:
         self.ladders = Ladders(site)
 
 
-def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None) -> Starlette:
-    """The site over the database at ``db_path`` (which need not exist yet); with
-    ``submit``, also the door through which authors submit bots (``arena.web.submit``)."""
+def create_app(
+    db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None, live_delay: float = 0.0
+) -> Starlette:
+    """The site over the database at ``db_path`` (which need not exist yet) and the
+    games being played beside it (``arena.web.live``, each turn shown ``live_delay``
+    seconds after it was played); with ``submit``, also the door through which authors
+    submit bots (``arena.web.submit``)."""
     writer = None if submit is None else Writer(Path(db_path), submit)  # creates the database
     site = Site(Path(db_path))
     pages = Pages(site)
+    live = LiveGames(db_path, live_delay)
+    tournament_names: dict[int, str] = {}
     renderer = Renderer(_environment())
 
     def json(data: Any, status: int = 200, request: Request | None = None) -> Response:
@@ -292,13 +305,17 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         return data
 
     def ladder(request: Request) -> LadderPage:
-        return pages.ladders.page(request.path_params.get("name"))
+        data = pages.ladders.page(request.path_params.get("name"))
+        data.live = live_games(data.name)
+        return data
 
     def tournaments(request: Request) -> TournamentsPage:
         return pages.tournaments.tournaments()
 
     def tournament(request: Request) -> TournamentPage:
-        return pages.tournaments.tournament(request.path_params["name"])
+        data = pages.tournaments.tournament(request.path_params["name"])
+        data.live = live_games(data.name)
+        return data
 
     def gauntlet(request: Request) -> GauntletPage:
         return pages.tournaments.gauntlet(request.path_params["name"])
@@ -342,7 +359,15 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
             refused = exc.message
         data = games(request, LARGEST if refused else None)
         choices = pages.games.game_choices()
-        return html(request, "games.html", 400 if refused else 200, data=data, refused=refused, choices=choices)
+        return html(
+            request,
+            "games.html",
+            400 if refused else 200,
+            data=data,
+            refused=refused,
+            choices=choices,
+            live=live_games(),
+        )
 
     def game(request: Request) -> GamePage:
         return pages.games.game(game_id_param(request))
@@ -366,6 +391,47 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
 
     def duplicate(request: Request) -> DuplicatePage:
         return pages.games.duplicate(game_id_param(request))
+
+    def live_games(tournament: str | None = None) -> list[dict[str, Any]]:
+        """The games being played now, of tournament ``tournament`` or all, as the pages list them."""
+        games = live.games()
+        if any(g.tournament_id not in tournament_names for g in games):
+            with site.db.store() as store:
+                tournament_names.update((t.id, t.name) for t in store.list_tournaments())
+        listed = [
+            {
+                "key": g.key,
+                "url": f"/live/{g.key}",
+                "tournament": tournament_names.get(g.tournament_id, ""),
+                "match_no": g.match_no,
+                "game_no": g.game_no,
+                "game": g.game,
+                "title": game_title(g.game),
+                "seats": g.seats,
+                "started": g.started,
+            }
+            for g in games
+        ]
+        return [g for g in listed if tournament is None or g["tournament"] == tournament]
+
+    def live_key(request: Request) -> str:
+        key = str(request.path_params["key"])
+        if LIVE_KEY.fullmatch(key) is None:
+            raise WebError(404, f"no live game {key[:40]!r} (a live game is named like t3-m12-g4)")
+        return key
+
+    def live_list(request: Request) -> Response:
+        if request.url.path.startswith("/api/"):
+            return json({"delay_s": live.delay, "games": live_games()})
+        return html(request, "live.html", games=live_games(), delay=live.delay)
+
+    def live_page(request: Request) -> Response:
+        key = live_key(request)
+        return html(request, "live_game.html", key=key, events_url=f"/api/live/{key}/events", delay=live.delay)
+
+    async def live_events(request: Request) -> Response:
+        events = await live.stream(live_key(request))
+        return StreamingResponse(events, media_type="text/event-stream", headers=LIVE_HEADERS)
 
     warmed = threading.Event()
 
@@ -427,6 +493,10 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         Route("/games/{game_id}/duplicate", duplicate_html),
         Route("/api/games/{game_id}/duplicate", duplicate_json),
         Route("/static/{name}", static_file),
+        Route("/live", live_list),
+        Route("/api/live", live_list),
+        Route("/live/{key}", live_page),
+        Route("/api/live/{key}/events", live_events),
     ]
     if writer is not None:
         routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, pages.bots.standing)]
@@ -455,7 +525,10 @@ def create_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions 
         anyio.to_thread.current_default_thread_limiter().total_tokens = PAGE_THREADS
         if warm_up:
             threading.Thread(target=_warm_up, args=(pages, warmed), daemon=True, name="arena-warm-up").start()
-        yield
+        async with anyio.create_task_group() as tasks:
+            live.attach(tasks)  # the live games' readers
+            yield
+            tasks.cancel_scope.cancel()
         site.db.close()
         if writer is not None:
             writer.close()
@@ -558,9 +631,12 @@ GZIP_MIN_BYTES = 1024
 """Smaller answers go as they are: compressing them saves less than a packet."""
 
 
-def asgi_app(db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None) -> ASGIApp:
+def asgi_app(
+    db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None, live_delay: float = 0.0
+) -> ASGIApp:
     """What ``arena serve`` serves: the app, identical requests asked together answered
     by one computation (``coalesce``), its answers tagged for conditional requests (on
-    the uncompressed body), gzipped when the client takes it, then the headers."""
-    app = create_app(db_path, warm_up, submit)
+    the uncompressed body), gzipped when the client takes it, then the headers. A live
+    game's stream (``text/event-stream``) passes through each as it is sent."""
+    app = create_app(db_path, warm_up, submit, live_delay)
     return Headers(GZipMiddleware(Conditional(Coalesce(app)), minimum_size=GZIP_MIN_BYTES))

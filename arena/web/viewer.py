@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.games import registry
-from arena.play.replay import DecisionLine, DroppedLine, End, EventsLine, FaultLine, Header, Line, ReplayError, verify
+from arena.play.replay import DecisionLine, DroppedLine, End, FaultLine, Header, Line, ReplayError, verify
 from arena.render.common import bank_text, ms_text
 from arena.web.frames import Frame, count, letters
 from arena.web.timing import turn_marks
@@ -38,88 +38,166 @@ def frames(lines: Sequence[Line], name: str = "replay") -> dict[str, Any]:
     """The viewer's data for a replay: its header, result and frames, as JSON-able
     builtins; ``ReplayError`` naming the line where the replay and the rules part, or
     the game the arena does not know."""
-    if not lines or not isinstance(lines[0], Header):
-        raise ReplayError(f"{name}: not a replay (no header line)")
-    header = lines[0]
-    try:
-        record = registry.get_game(header.game)
-    except registry.CatalogError as exc:
-        raise ReplayError(f"{name}: {exc}") from None
-    steps = list(verify(list(lines), name))
-    part = record.frames()  # the game's own, else the generic frames
-    heading = part.heading(header)
-    unit = heading.unit or record.score.unit
-    shown = part.frames(header, steps)
-    built: list[Frame] = []
-    end: End | None = None
-    notes: list[dict[str, Any]] = []
-    decision: DecisionLine | None = None
-    for line in lines[1:]:
-        match line:
-            case FaultLine() | DroppedLine():
-                notes.append(_note(line))
-            case DecisionLine():
-                decision = line
-            case EventsLine():
-                step_frames = next(shown)
-                for frame in step_frames:
-                    frame.update(times=None, time_texts=None, defaulted=[], notes=[])
-                if step_frames:  # else its decision's notes wait for the next frame
-                    _annotate(step_frames[0], decision, notes, header.players)
-                    notes, decision = [], None
-                built += step_frames
-            case End():
-                end = line
-    assert end is not None, "verify accepts no replay without an end line"
-    if not built:
-        raise ReplayError(f"{name}: the replay holds no event to show")
-    if notes:
-        built[-1]["notes"] += notes
-    result = {
-        "scores": end.scores,
-        "ranks": end.ranks,
-        "statuses": [
-            {"status": s.status, "faults": [{"kind": f.kind, "message": f.message} for f in s.faults]}
-            for s in end.statuses
-        ],
-    }
-    seat_letters = letters(header.players)
-    last = built[-1]
-    last["scores"] = end.scores  # the rules' final scores, whatever the part followed
-    last["ranks"] = end.ranks  # the rules' ranks with disqualified seats moved last
-    last["caption"] = _standings(end, seat_letters, [s.name for s in header.seats], unit)
-    for index, frame in enumerate(built):
-        frame["index"] = index
-    return {
-        "format": FORMAT,
-        "game": header.game,
-        "drawer": part.drawer,
-        "title": record.title,
-        "variant": heading.variant,
-        "settings": header.settings,
-        "seed": str(header.seed),  # as text: a seed may pass JavaScript's exact integers (2**53)
-        "players": header.players,
-        "game_no": header.game_no,
-        "started": header.started,
-        "limits": header.limits,
-        "seats": [
-            {
-                "seat": seat,
-                "letter": seat_letters[seat],
-                "name": info.name,
-                "version": info.version,
-                "isolation": info.isolation,
-            }
-            for seat, info in enumerate(header.seats)
-        ],
-        "unit": unit,
-        "lower_is_better": record.score.lower_is_better,
-        "result": result,
-        "rounds": rounds_of(built),
-        "timeline": turn_marks(built, int(header.limits.get("move_ms", 0))),
-        **heading.extra,
-        "frames": built,
-    }
+    cut = Cut(lines, name)
+    return cut.data([frame for step_frames in cut.steps() for frame in step_frames])
+
+
+class Cut:
+    """A replay cut into the viewer's frames a step at a time, its lines read only as
+    each step needs them: a game still being played (``arena.web.live``) is cut as its
+    lines arrive, by the same code as a finished one.
+
+    The header, the game's record and part are known from the first line; ``steps()``
+    yields each step's frames, annotated with the decision that led to them and the
+    notes logged meanwhile, numbered from 0; once it is done, ``end`` is the end line and
+    ``notes`` what was logged after the last frame."""
+
+    def __init__(self, lines: Iterable[Line], name: str = "replay") -> None:
+        self._lines = iter(lines)
+        header = next(self._lines, None)
+        if not isinstance(header, Header):
+            raise ReplayError(f"{name}: not a replay (no header line)")
+        try:
+            self.record = registry.get_game(header.game)
+        except registry.CatalogError as exc:
+            raise ReplayError(f"{name}: {exc}") from None
+        self.header = header
+        self.name = name
+        self.part = self.record.frames()  # the game's own, else the generic frames
+        self.heading = self.part.heading(header)
+        self.unit = self.heading.unit or self.record.score.unit
+        self.end: End | None = None
+        self.notes: list[dict[str, Any]] = []
+
+    def meta(self) -> dict[str, Any]:
+        """What the viewer draws besides the frames and the result."""
+        header, record = self.header, self.record
+        seat_letters = letters(header.players)
+        return {
+            "format": FORMAT,
+            "game": header.game,
+            "drawer": self.part.drawer,
+            "title": record.title,
+            "variant": self.heading.variant,
+            "settings": header.settings,
+            "seed": str(header.seed),  # as text: a seed may pass JavaScript's exact integers (2**53)
+            "players": header.players,
+            "game_no": header.game_no,
+            "started": header.started,
+            "limits": header.limits,
+            "seats": [
+                {
+                    "seat": seat,
+                    "letter": seat_letters[seat],
+                    "name": info.name,
+                    "version": info.version,
+                    "isolation": info.isolation,
+                }
+                for seat, info in enumerate(header.seats)
+            ],
+            "unit": self.unit,
+            "lower_is_better": record.score.lower_is_better,
+            **self.heading.extra,
+        }
+
+    def public(self, frame: Frame) -> Frame:
+        """What a spectator may see of ``frame`` while its game is played: every seat's
+        entries of the game's private fields hidden (a hand shows as that many unknown
+        cards, ``null``), of a fault or a dropped line only its kind (the referee's
+        message quotes the legal answers, a seat's hand), and for the generic frames,
+        which show the answers as they were given, no answer. ``frame`` is untouched."""
+        hidden = {entry.rpartition(".")[2] for entry in self.record.private}
+        shown: Frame = _hide(frame, hidden)
+        shown["notes"] = [{"seat": n["seat"], "kind": n["kind"]} for n in frame.get("notes", [])]
+        if self.part.drawer == "generic":
+            shown["answers"] = [{"seat": a["seat"], "answer": None} for a in frame.get("answers", [])]
+            shown["caption"] = f"{frame['asked']} · answered" if frame.get("asked") else "The game starts"
+        return shown
+
+    def data(self, built: list[Frame]) -> dict[str, Any]:
+        """The viewer's data once the lines have ended: ``built`` is every frame ``steps()``
+        yielded; the last one gets the rules' final standings."""
+        end = self.end
+        assert end is not None, "verify accepts no replay without an end line"
+        if not built:
+            raise ReplayError(f"{self.name}: the replay holds no event to show")
+        if self.notes:
+            built[-1]["notes"] += self.notes
+        result = {
+            "scores": end.scores,
+            "ranks": end.ranks,
+            "statuses": [
+                {"status": s.status, "faults": [{"kind": f.kind, "message": f.message} for f in s.faults]}
+                for s in end.statuses
+            ],
+        }
+        header = self.header
+        last = built[-1]
+        last["scores"] = end.scores  # the rules' final scores, whatever the part followed
+        last["ranks"] = end.ranks  # the rules' ranks with disqualified seats moved last
+        last["caption"] = _standings(end, letters(header.players), [s.name for s in header.seats], self.unit)
+        return {
+            **self.meta(),
+            "result": result,
+            "rounds": rounds_of(built),
+            "timeline": turn_marks(built, int(header.limits.get("move_ms", 0))),
+            "frames": built,
+        }
+
+    def steps(self) -> Iterator[list[Frame]]:
+        read: list[Line] = []  # what the rules have read since the last step's frames
+
+        def tap() -> Iterator[Line]:
+            yield self.header
+            for line in self._lines:
+                read.append(line)
+                yield line
+
+        decision: DecisionLine | None = None
+        notes: list[dict[str, Any]] = []
+        index = 0
+        # verify yields a step as soon as it reads its events line, and the part cuts it
+        # before asking for the next: ``read`` then ends with that events line
+        for step_frames in self.part.frames(self.header, verify(tap(), self.name)):
+            decision, notes = self._take(read, decision, notes)
+            for frame in step_frames:
+                frame.update(times=None, time_texts=None, defaulted=[], notes=[], index=index)
+                index += 1
+            if step_frames:  # else its decision's notes wait for the next frame
+                _annotate(step_frames[0], decision, notes, self.header.players)
+                notes, decision = [], None
+            yield step_frames
+        _, self.notes = self._take(read, decision, notes)  # verify has read the end line
+
+    def _take(
+        self, read: list[Line], decision: DecisionLine | None, notes: list[dict[str, Any]]
+    ) -> tuple[DecisionLine | None, list[dict[str, Any]]]:
+        for line in read:
+            match line:
+                case FaultLine() | DroppedLine():
+                    notes.append(_note(line))
+                case DecisionLine():
+                    decision = line
+                case End():
+                    self.end = line
+        read.clear()
+        return decision, notes
+
+
+def _hide(value: Any, hidden: set[str]) -> Any:
+    """``value`` with the entries of every field named in ``hidden`` replaced by ``null``s,
+    as many as there were (a list of hands: each hand's cards), at any depth."""
+    if isinstance(value, dict):
+        return {key: _blank(item) if key in hidden else _hide(item, hidden) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_hide(item, hidden) for item in value]
+    return value
+
+
+def _blank(entries: Any) -> Any:
+    if isinstance(entries, list):
+        return [[None] * len(entry) if isinstance(entry, list) else None for entry in entries]
+    return None
 
 
 def rounds_of(built: Sequence[Frame]) -> list[dict[str, int]]:

@@ -29,10 +29,15 @@
     ]);
   }
 
+  /* A card nobody may see yet (a hand while its game is played: null): face down. */
+  function back(size) {
+    return h("div", { class: "card card-hidden" + (size ? " " + size : ""), role: "img", "aria-label": "a hidden card" });
+  }
+
   /* A seat's hand, under its panel. */
   function hand(self, frame, s, face) {
     var cards = h("div", { class: "rv-hand", "data-hand": String(s), "aria-label": "hand" });
-    frame.hands[s].forEach(function (c) { cards.appendChild(face(self.data, c, "sm")); });
+    frame.hands[s].forEach(function (c) { cards.appendChild(c === null ? back("sm") : face(self.data, c, "sm")); });
     if (!frame.hands[s].length) cards.appendChild(h("span", { class: "rv-placeholder", text: "no cards" }));
     return cards;
   }

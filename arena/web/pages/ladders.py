@@ -65,6 +65,8 @@ class LadderPage(BoardId, kw_only=True):
     games: list[dict[str, Any]]
     active: list[ActiveBot]
     waiting: list[WaitingRow]
+    live: list[dict[str, Any]] = []
+    """Its games being played now (``arena.web.live``), set by the app."""
 
 
 def is_ladder(t: Tournament) -> bool:

@@ -145,6 +145,8 @@ class TournamentPage(TournamentSummary, kw_only=True):
     nodes: list[dict[str, Any]]
     standings: Board
     games: list[dict[str, Any]]
+    live: list[dict[str, Any]] = []
+    """Its games being played now (``arena.web.live``), set by the app."""
 
 
 class GauntletPage(TournamentSummary, kw_only=True):

@@ -9,7 +9,11 @@
  * loads that script from /drawers/GAME.js once the frames name it; the standalone
  * export holds it inline. Data comes from an embedded JSON script element with the id
  * replay-data (the standalone export) or from the URL in the viewer element's
- * data-frames-url attribute (the arena's game page). A drawn piece is keyed by
+ * data-frames-url attribute (the arena's game page), or, for a game being played, as
+ * server-sent events from the URL in its data-live-url attribute: the frames come as
+ * the turns are played (a hand is a list of nulls, drawn face down, until the end), the
+ * viewer follows the newest unless the viewer steps back or pauses ("Live" jumps to it
+ * again), and at the end the whole game replaces them. A drawn piece is keyed by
  * data-piece, so a piece that moves between two frames slides there (FLIP).
  */
 (function () {
@@ -79,6 +83,9 @@
     this.speed = 1;
     this.timer = null;
     this.lastShown = 0;
+    this.live = !!data.live; // frames still arriving (watchLive)
+    this.following = this.live; // each new frame is shown as it comes
+    this.retired = false; // replaced by the finished game's viewer: its keys are no longer its own
     // frames of format 1 before the drawer field name their game, whose drawer it was
     var named = data.drawer || data.game;
     this.drawerName = Object.prototype.hasOwnProperty.call(DRAWERS, named) ? named : "generic";
@@ -145,14 +152,18 @@
       type: "range", class: "rv-scrub", min: "0", max: String(this.frames.length - 1), value: "0",
       "aria-label": "Frame"
     });
-    this.scrub.addEventListener("input", function () { self.show(+self.scrub.value, false); });
+    this.scrub.addEventListener("input", function () {
+      self.following = false;
+      self.show(+self.scrub.value, false);
+    });
     root.appendChild(h("div", { class: "rv-controls", role: "toolbar", "aria-label": "Replay controls" }, [
       h("div", { class: "rv-buttons" }, [
         button("first", "First frame", "\u21e4", "Home"),
         button("prev", "Step back", "\u25c0", "\u2190"),
         this.playButton,
         button("next", "Step forward", "\u25b6", "\u2192"),
-        button("last", "Last frame", "\u21e5", "End")
+        button("last", "Last frame", "\u21e5", "End"),
+        this.live ? button("live", "Jump to live", "\u25cf Live", "L") : null
       ]),
       h("label", { class: "rv-field" }, [h("span", { text: "round" }), rounds]),
       h("label", { class: "rv-field" }, [h("span", { text: "speed" }), speed]),
@@ -205,7 +216,7 @@
   };
 
   Viewer.prototype.key = function (event) {
-    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (this.retired || event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     var target = event.target;
     var tag = target && target.tagName;
     // text fields keep every key; a focused round or speed select gives the viewer's keys to
@@ -215,7 +226,7 @@
     if (tag === "INPUT" && (event.key === "ArrowLeft" || event.key === "ArrowRight")) return;
     var k = event.key;
     var action = { " ": "play", ArrowRight: "next", ArrowLeft: "prev", Home: "first", End: "last", "[": "prevRound",
-      "]": "nextRound" }[k];
+      "]": "nextRound", l: this.live ? "live" : null, L: this.live ? "live" : null }[k];
     if (action) {
       event.preventDefault(); // Space must not also scroll the page or press the focused button
       this.act(action);
@@ -231,7 +242,9 @@
   Viewer.prototype.act = function (action) {
     var last = this.frames.length - 1;
     var roundNo = this.roundIndex();
+    if (this.live) this.following = action === "live";
     switch (action) {
+      case "live": this.pause(); this.show(last, false); return;
       case "play": if (this.playing) this.pause(); else this.play(); return;
       case "next": this.pause(); this.show(this.index + 1, true); return;
       case "prev": this.pause(); this.show(this.index - 1, true); return;
@@ -297,6 +310,9 @@
       if (self.index < self.frames.length - 1) {
         self.show(self.index + 1, true);
         self.schedule();
+      } else if (self.live) {
+        self.following = true; // played up to the newest: from here on it follows
+        self.pause();
       } else {
         self.pause();
       }
@@ -334,7 +350,27 @@
     this.playButton.firstChild.textContent = this.playing ? "\u275a\u275a Pause" : "\u25b6 Play";
     this.root.setAttribute("data-playing", this.playing ? "true" : "false");
     this.root.setAttribute("data-frame-kind", frame.kind);
+    this.root.setAttribute("data-live", this.live ? (this.following ? "following" : "behind") : "ended");
+    if (this.live) this.counter.textContent += this.following ? " \u00b7 live" : " \u00b7 behind live";
     markTurn(this);
+  };
+
+  /* Frames of a game being played, as they arrive: the scrub, the rounds and the counter
+   * grow; the newest is shown while the viewer follows. */
+  Viewer.prototype.append = function (frames) {
+    var self = this;
+    frames.forEach(function (frame) {
+      var rounds = self.data.rounds;
+      self.frames.push(frame);
+      if (!rounds.length || rounds[rounds.length - 1].round !== frame.round) {
+        rounds.push({ round: frame.round, frame: self.frames.length - 1 });
+        self.roundSelect.appendChild(h("option", { value: String(rounds.length - 1), text: "Round " + frame.round }));
+      }
+    });
+    this.scrub.max = String(this.frames.length - 1);
+    this.root.setAttribute("data-frame-count", String(this.frames.length));
+    if (this.following) this.show(this.frames.length - 1, frames.length === 1);
+    else this.syncControls();
   };
 
   /* FLIP: remember where every piece was, draw the new frame, then play each piece's move
@@ -427,7 +463,7 @@
       var next = drawer.next(frame, s) && !active;
       var classes = "rv-seat seat-" + (s % 10) + (active ? " rv-active" : "") + (next ? " rv-next" : "");
       if (final && frame.ranks[s] === 1) classes += " rv-winner";
-      var status = data.result.statuses[s];
+      var status = data.result ? data.result.statuses[s] : null; // a game being played has none yet
       var unit = drawer.unit ? drawer.unit(data) : data.unit;
       // a game drawn without a table of its own knows its scores only at the end
       var known = frame.scores !== null && frame.scores !== undefined;
@@ -462,13 +498,13 @@
         var list = h("ul", { class: "rv-notes", "data-seat-notes": String(s) });
         notes.forEach(function (n) {
           list.appendChild(h("li", { class: n.kind === "dropped" ? "rv-dropped" : "rv-fault" }, [
-            h("b", { text: n.kind === "dropped" ? "dropped line" : n.kind }), ": " + n.message,
+            h("b", { text: n.kind === "dropped" ? "dropped line" : n.kind }), n.message ? ": " + n.message : "",
             n.line ? h("code", { text: n.line }) : null
           ]));
         });
         panel.appendChild(list);
       }
-      if (final && status.status !== "ok") {
+      if (final && status && status.status !== "ok") {
         var kinds = status.faults.map(function (f) { return f.kind; }).join(", ");
         panel.appendChild(h("div", { class: "rv-status", text: status.status + (kinds ? " (" + kinds + ")" : "") }));
       }
@@ -627,6 +663,7 @@
     var controls = self.root.querySelector(".rv-controls") || self.root;
     controls.appendChild(h("span", { class: "rv-link" }, [button, status, field]));
     window.addEventListener("hashchange", function () {
+      if (self.retired) return;
       var index = fragmentFrame(self.frames, location.hash);
       if (index !== null && index !== self.index) {
         self.pause();
@@ -661,6 +698,82 @@
     });
   }
 
+  /* A game being played, from its server-sent events (arena/web/live.py): "meta", then a
+   * "frame" per frame, then "end" with the whole finished game (hands shown) or "gone".
+   * Frames that arrive together are drawn once, at the next animation frame. */
+  function watchLive(root, url) {
+    var waiting = h("p", { class: "rv-loading", "data-live-waiting": "", text: "Waiting for the game\u2026" });
+    root.appendChild(waiting);
+    var source = new EventSource(url);
+    var meta = null;
+    var viewer = null;
+    var pending = [];
+    var drawing = false;
+    var ready = false; // the game's drawer is on the page (or cannot be)
+    function draw() {
+      drawing = false;
+      if (!ready || !pending.length) return;
+      var frames = pending;
+      pending = [];
+      if (viewer) return viewer.append(frames);
+      var data = Object.assign({}, meta, { frames: frames, rounds: [], timeline: null, result: null });
+      frames.forEach(function (frame, i) {
+        if (!data.rounds.length || data.rounds[data.rounds.length - 1].round !== frame.round) {
+          data.rounds.push({ round: frame.round, frame: i });
+        }
+      });
+      viewer = window.replayViewer = new Viewer(root, data);
+      viewer.show(frames.length - 1, false);
+    }
+    source.addEventListener("meta", function (event) {
+      meta = JSON.parse(event.data);
+      Promise.resolve(withDrawer(meta)).then(function () {
+        ready = true;
+        draw();
+      });
+    });
+    var received = 0; // a stream that reconnects starts again from the first frame
+    source.addEventListener("frame", function (event) {
+      var frame = JSON.parse(event.data);
+      if (frame.index < received) return;
+      received = frame.index + 1;
+      pending.push(frame);
+      if (!drawing) {
+        drawing = true;
+        requestAnimationFrame(draw);
+      }
+    });
+    source.addEventListener("end", function (event) {
+      source.close();
+      var data = JSON.parse(event.data);
+      if (!ready) return Promise.resolve(withDrawer(data)).then(function () { ready = true; finish(data); });
+      finish(data);
+    });
+    function finish(data) {
+      draw();
+      var at = viewer && !viewer.following ? viewer.index : data.frames.length - 1;
+      if (viewer) viewer.retired = true;
+      try {
+        viewer = window.replayViewer = new Viewer(root, data);
+        viewer.show(Math.min(at, data.frames.length - 1), false);
+      } catch (error) {
+        fail(root, error.message);
+      }
+    }
+    source.addEventListener("gone", function (event) {
+      source.close();
+      var reason = JSON.parse(event.data).reason;
+      root.setAttribute("data-live", "gone");
+      root.insertBefore(h("p", { class: "rv-error", role: "alert", text: "The game is no longer live: " + reason }),
+        root.firstChild);
+    });
+    source.onerror = function () {
+      // the server refused (no such game, too many watching) or went away: EventSource
+      // retries a stream that was open; one that never opened is over
+      if (source.readyState === EventSource.CLOSED && !viewer) fail(root, "no such game is being played");
+    };
+  }
+
   function boot() {
     var root = document.getElementById("replay-viewer");
     if (!root || root.getAttribute("data-started")) return;
@@ -674,6 +787,8 @@
       }
       return;
     }
+    var live = root.getAttribute("data-live-url");
+    if (live) return watchLive(root, live);
     var url = root.getAttribute("data-frames-url");
     if (!url) return fail(root, "no data-frames-url and no embedded data");
     root.appendChild(h("p", { class: "rv-loading", text: "Loading the replay\u2026" }));

@@ -1,0 +1,279 @@
+"""Watching games as they are played (issue 28, items 1-2): a real tournament of real
+bot processes in the local sandbox writes its games to the live folder, a real ``arena
+serve`` streams them, and a spectator reads the stream end to end, from a socket or in
+Chromium."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.play.live import folder_of
+from tests.conftest import MakeBot, serving
+
+ARENA = str(Path(sys.executable).parent / "arena")
+
+SLOW = """
+import time
+from protocol.bot import Bot, run
+
+class Slow(Bot):
+    def decide(self, kind, view, legal):
+        time.sleep(SECONDS)
+        return legal[len(legal) // 2]
+
+run(Slow())
+"""
+
+LEAKY = """
+import json, sys, time
+from protocol.bot import Bot, run
+
+class Leaky(Bot):
+    asked = 0
+
+    def decide(self, kind, view, legal):
+        # its own hand, on stdout where only answers belong, on every request: dropped
+        # lines the referee logs; and once an illegal answer, whose fault quotes the legal ones
+        print("HAND=" + json.dumps(view.hand), flush=True)
+        time.sleep(SECONDS)
+        self.asked += 1
+        return 999 if self.asked == 2 else legal[0]
+
+run(Leaky())
+"""
+
+
+def bots(make_bot: MakeBot, seconds: float, leaky: bool = False) -> list[str]:
+    code = [LEAKY if leaky else SLOW, SLOW, SLOW]
+    return [str(make_bot(f"watched{i}", body.replace("SECONDS", str(seconds)))) for i, body in enumerate(code)]
+
+
+@contextmanager
+def tournament(db: Path, folders: list[str], *extra: str) -> Iterator[subprocess.Popen[str]]:
+    """``arena tournament run`` of ``folders`` (one deal of one round each: 3 games) into ``db``."""
+    process = subprocess.Popen(
+        [ARENA, "tournament", "run", *folders, "--db", str(db), "--name", "watched", "--deals", "1"]
+        + ["--set", "rounds=1", "--sandbox", "local", "--concurrency", "1", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def first_live(url: str, process: subprocess.Popen[str]) -> dict[str, Any]:
+    deadline = time.monotonic() + 120  # only a guard against a tournament that never plays
+    while time.monotonic() < deadline:
+        games: list[dict[str, Any]] = json.loads(urllib.request.urlopen(url + "/api/live", timeout=10).read())["games"]
+        if games:
+            return games[0]
+        assert process.poll() is None, "the tournament ended before any game was seen live"
+        time.sleep(0.05)
+    raise AssertionError("no game was live in 120 s")
+
+
+def read_stream(url: str, key: str) -> list[tuple[float, str, bytes]]:
+    """Every event of a live game's stream, with when it was received, to its last."""
+    host = url.removeprefix("http://")
+    connection = http.client.HTTPConnection(host, timeout=120)
+    connection.request("GET", f"/api/live/{key}/events")
+    answer = connection.getresponse()
+    assert answer.status == 200 and answer.getheader("content-type", "").startswith("text/event-stream")
+    events: list[tuple[float, str, bytes]] = []
+    kind, data = "", b""
+    while True:
+        raw = answer.fp.readline()
+        if not raw:
+            break
+        line = raw.rstrip(b"\n")
+        if line.startswith(b"event: "):
+            kind = line[7:].decode()
+        elif line.startswith(b"data: "):
+            data = line[6:]
+        elif not line and kind:
+            events.append((time.time(), kind, data))
+            if kind in ("end", "gone"):
+                break
+            kind, data = "", b""
+    connection.close()
+    return events
+
+
+def stored_frames(url: str, game_no: int) -> dict[str, Any]:
+    games = json.loads(urllib.request.urlopen(url + "/api/games?tournament=watched&limit=50").read())["games"]
+    (found,) = [g for g in games if g["match_no"] == 0 and g["game_no"] == game_no]
+    data: dict[str, Any] = json.loads(urllib.request.urlopen(url + f"/api/games/{found['id']}/frames").read())
+    return data
+
+
+CARD_FIELDS = ("rows", "piles", "offer")
+
+
+def table_cards(frame: dict[str, Any]) -> set[int]:
+    """Every card face up on the table in a 6 nimmt! frame."""
+    cards = {c for field in CARD_FIELDS for group in frame[field] for c in group}
+    return cards | {card for card, _seat in frame["revealed"]}
+
+
+def test_a_spectators_stream_holds_no_card_before_it_is_revealed(make_bot: MakeBot, tmp_path: Path) -> None:
+    """Item 2's test. A bot that writes its hand to stdout and answers once illegally (the
+    fault's message quotes its legal answers: its hand) plays; the stream of the game,
+    read end to end, shows every hand as hidden cards, no card before the table shows it,
+    neither the dropped lines nor the fault's words; the end shows the finished game,
+    the same as its stored replay."""
+    db = tmp_path / "arena.db"
+    with serving(db) as url, tournament(db, bots(make_bot, 0.05, leaky=True)) as process:
+        game = first_live(url, process)
+        events = read_stream(url, game["key"])
+        process.wait(timeout=120)
+        full = stored_frames(url, game["game_no"])
+    kinds = [kind for _, kind, _ in events]
+    assert kinds[0] == "meta" and kinds[-1] == "end" and set(kinds[1:-1]) == {"frame"}, kinds
+    live = [json.loads(data) for _, kind, data in events if kind == "frame"]
+    assert len(live) == len(full["frames"]), "every frame of the game was shown live"
+    assert all(frame.pop("at") <= received for frame, (received, kind, _) in zip(live, events[1:], strict=False))
+    seen: set[int] = set()
+    for index, (shown, truth) in enumerate(zip(live, full["frames"], strict=True)):
+        seen |= table_cards(truth)
+        assert all(card is None for hand in shown["hands"] for card in hand), f"frame {index} shows a hand"
+        assert [len(h) for h in shown["hands"]] == [len(h) for h in truth["hands"]], "as many cards as held"
+        assert table_cards(shown) <= seen, f"frame {index} shows a card before the table does"
+        assert all(set(note) == {"seat", "kind"} for note in shown["notes"]), "no fault's words while live"
+        assert shown["rows"] == truth["rows"] and shown["scores"] == truth["scores"], "the table as it is"
+    streamed = b"".join(data for _, kind, data in events if kind != "end")
+    assert b"HAND=" not in streamed and b"legal answers" not in streamed
+    assert any(note["kind"] == "dropped" for frame in live for note in frame["notes"]), "the leaks were logged"
+    end = json.loads(events[-1][2])
+    assert end == full, "the end is the finished game, as stored"
+    assert any(card is not None for hand in end["frames"][0]["hands"] for card in hand), "hands shown at the end"
+
+
+def test_every_turn_is_shown_no_sooner_than_the_delay_after_it_was_played(make_bot: MakeBot, tmp_path: Path) -> None:
+    """``--live-delay``: each frame, and the end, reach a spectator at least that long
+    after the referee logged its turn (each frame says when: ``at``, the time of its
+    line in the live file; a lower bound, whatever the machine's speed)."""
+    db = tmp_path / "arena.db"
+    with serving(db, extra=("--live-delay", "1.5")) as url, tournament(db, bots(make_bot, 0.02)) as process:
+        game = first_live(url, process)
+        events = read_stream(url, game["key"])
+        process.wait(timeout=120)
+    frames = [(received, json.loads(data)["at"]) for received, kind, data in events if kind == "frame"]
+    assert frames and all(received >= played + 1.5 for received, played in frames), "not one turn before the delay"
+    assert events[-1][1] == "end" and events[-1][0] >= frames[-1][1] + 1.5
+
+
+def test_a_game_stopped_midway_ends_its_streams_with_a_reason(make_bot: MakeBot, tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    with serving(db) as url, tournament(db, bots(make_bot, 0.3)) as process:
+        game = first_live(url, process)
+        time.sleep(1)
+        process.send_signal(signal.SIGINT)  # Ctrl-C: the game is given up
+        events = read_stream(url, game["key"])
+    assert events[-1][1] == "gone" and b"given up" in events[-1][2]
+    assert all(kind != "end" for _, kind, _ in events)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/live/..%2F..%2Fetc%2Fpasswd/events",
+        "/api/live/t1-m0-g0.1/events",
+        "/api/live/t1-m0-g99/events",
+        "/live/t1-m0-g0%00",
+    ],
+)
+def test_a_live_game_that_is_not_there_is_a_404_in_one_line(tmp_path: Path, path: str) -> None:
+    db = tmp_path / "arena.db"
+    folder_of(db).mkdir(mode=0o700)
+    os.symlink("/etc/passwd", folder_of(db) / f"t1-m0-g99.{os.getpid()}.jsonl")  # a link is never read
+    with serving(db) as url:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url + path, timeout=10)
+    assert refused.value.code == 404
+    body = refused.value.read().decode()
+    assert "root:" not in body and "Traceback" not in body
+
+
+def test_the_pages_list_the_games_being_played(make_bot: MakeBot, tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    with serving(db) as url, tournament(db, bots(make_bot, 0.2)) as process:
+        game = first_live(url, process)
+        tournament_page = urllib.request.urlopen(url + "/tournaments/watched").read().decode()
+        games_page = urllib.request.urlopen(url + "/games").read().decode()
+        live_page = urllib.request.urlopen(url + "/live").read().decode()
+        listed = json.loads(urllib.request.urlopen(url + "/api/tournaments/watched").read())["live"]
+    for page in (tournament_page, games_page, live_page):
+        assert f'href="/live/{game["key"]}"' in page
+    assert [g["key"] for g in listed] == [game["key"]] and listed[0]["tournament"] == "watched"
+    assert game["seats"] == ["watched0", "watched1", "watched2"]
+
+
+@pytest.mark.browser
+def test_in_a_browser_the_board_moves_as_the_game_is_played(browser: Any, make_bot: MakeBot, tmp_path: Path) -> None:
+    """Item 1: the live page draws each turn as it comes, the hands face down; stepping
+    back leaves live, "Live" comes back to it; at the end the finished game is drawn,
+    hands face up."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    db = tmp_path / "arena.db"
+    with serving(db) as url, tournament(db, bots(make_bot, 0.25)) as process:
+        game = first_live(url, process)
+        browser.get(url + "/tournaments/watched")
+        browser.find_element(By.CSS_SELECTOR, f'a[data-live-game="{game["key"]}"]').click()
+        root = browser.find_element(By.ID, "replay-viewer")
+        wait = WebDriverWait(browser, 60, poll_frequency=0.1)
+        wait.until(lambda _: root.get_attribute("data-live") == "following")
+        first = int(root.get_attribute("data-frame-count") or 0)
+        wait.until(lambda _: int(root.get_attribute("data-frame-count") or 0) > first)  # a turn arrived
+        assert browser.find_elements(By.CSS_SELECTOR, ".rv-hand .card-hidden"), "hands face down"
+        assert not browser.find_elements(By.CSS_SELECTOR, ".rv-hand .ncard"), "no card face up in a hand"
+        counter = browser.find_element(By.CSS_SELECTOR, ".rv-counter")
+        assert counter.text.endswith("live")
+        # clicked and read in one script: no frame can arrive in between
+        before, after, state = browser.execute_script(
+            "const v = window.replayViewer, before = v.index;"
+            "document.querySelector('button.rv-prev').click();"  # step back: behind live
+            "return [before, v.index, v.root.getAttribute('data-live')];"
+        )
+        assert (after, state) == (before - 1, "behind")
+        time.sleep(1)  # turns arrive meanwhile: the viewer stays where it was put
+        assert int(counter.get_attribute("data-frame-index") or 0) == after
+        shown, newest, state = browser.execute_script(
+            "const v = window.replayViewer;"
+            "document.querySelector('button.rv-live').click();"  # and back to live
+            "return [v.index, v.frames.length - 1, v.root.getAttribute('data-live')];"
+        )
+        assert (shown, state) == (newest, "following")
+        wait.until(lambda _: root.get_attribute("data-live") == "ended")
+        process.wait(timeout=120)
+        full = stored_frames(url, game["game_no"])
+    assert int(root.get_attribute("data-frame-count") or 0) == len(full["frames"])
+    assert not browser.find_elements(By.CSS_SELECTOR, ".card-hidden"), "the game is over: nothing hidden"
+    browser.find_element(By.CSS_SELECTOR, "button.rv-first").click()
+    assert browser.find_elements(By.CSS_SELECTOR, ".rv-hand .ncard"), "the hands as dealt"

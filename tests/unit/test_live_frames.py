@@ -1,0 +1,170 @@
+"""What a spectator may see of a frame while its game is played, and the live folder's
+files as the referee's side writes them (``arena.play.live``, ``Cut.public``)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.play import replay
+from arena.play.live import FINISHED, NAME, LiveFolder, Published, decode, folder_of
+from arena.play.referee import Observer
+from arena.play.replay import DroppedLine, End, EventsLine, Fault, FaultLine, Header, SeatInfo, SeatStatus
+from arena.web.frames import GenericFrames
+from arena.web.live import LiveGames
+from arena.web.viewer import Cut, frames
+
+HEADER = Header(
+    format=replay.FORMAT,
+    game="nimmt",
+    settings={},
+    seed=7,
+    players=2,
+    seats=[SeatInfo("a", "1", "test"), SeatInfo("b", "1", "test")],
+    limits={"move_ms": 1000},
+    game_no=0,
+    started="2026-12-02T10:00:00+00:00",
+)
+
+
+def test_a_public_frame_hides_every_hand_card_by_card_and_every_faults_words() -> None:
+    cut = Cut([HEADER])
+    frame: dict[str, Any] = {
+        "rows": [[3], [40]],
+        "hands": [[5, 9, 11], [12]],
+        "piles": [[7], []],
+        "nested": {"hands": [[1, 2]]},
+        "notes": [{"seat": 1, "kind": "illegal", "message": "legal answers are [12]", "line": '{"answer": 99}'}],
+    }
+    shown = cut.public(frame)
+    assert shown["hands"] == [[None, None, None], [None]], "as many hidden cards as it holds"
+    assert shown["nested"]["hands"] == [[None, None]], "at any depth"
+    assert shown["notes"] == [{"seat": 1, "kind": "illegal"}], "the referee's words quote the hand"
+    assert shown["rows"] == [[3], [40]] and shown["piles"] == [[7], []], "the table stays as it is"
+    assert frame["hands"] == [[5, 9, 11], [12]] and "message" in frame["notes"][0], "the frame itself is untouched"
+
+
+def test_the_generic_frames_show_no_answer_while_the_game_is_played() -> None:
+    """A game without frames of its own shows the answers as given: a secret bid, say."""
+    cut = Cut([HEADER])
+    cut.part = GenericFrames()
+    frame = {"asked": "bid", "answers": [{"seat": 0, "answer": 13}], "caption": "bid · A 13 → ...", "notes": []}
+    shown = cut.public(frame)
+    assert shown["answers"] == [{"seat": 0, "answer": None}]
+    assert "13" not in shown["caption"]
+
+
+def msgspec_replace(header: Header, **changes: object) -> Header:
+    import msgspec
+
+    return msgspec.structs.replace(header, **changes)
+
+
+def test_a_game_is_cut_as_its_lines_arrive_exactly_as_when_it_is_whole(tmp_path: Path) -> None:
+    """The live cut, fed a turn at a time, makes the frames the finished replay makes."""
+    lines = _played_game()
+    whole = frames(lines)
+    cut = Cut(iter(lines))
+    built = [frame for step in cut.steps() for frame in step]
+    assert cut.data(built) == whole
+
+
+def _played_game() -> list[replay.Line]:
+    """A real game of the rules, as the referee would log it (every seat plays its lowest card)."""
+    from arena.games.registry import get_game
+    from arena.play.replay import DecisionLine
+
+    rules = get_game("nimmt").rules
+    settings = rules.parse_settings({"rounds": 1}, 2)
+    state, events = rules.start(settings, 2, 7)
+    header = msgspec_replace(HEADER, settings={"rounds": 1})
+    lines: list[replay.Line] = [header, EventsLine(events)]
+    while (decision := rules.decision(state)) is not None:
+        answers = [rules.legal(state, seat)[0] for seat in decision.seats]
+        state, events = rules.apply(state, dict(zip(decision.seats, answers, strict=True)))
+        n = len(decision.seats)
+        lines.append(DecisionLine(decision.kind, list(decision.seats), answers, [1.0] * n, [1.0] * n, [False] * n, []))
+        lines.append(EventsLine(events))
+    outcome = rules.outcome(state)
+    assert outcome is not None
+    lines.append(End(outcome.scores, outcome.ranks, [SeatStatus("ok", []), SeatStatus("ok", [])], ["", ""]))
+    return lines
+
+
+def test_the_live_folder_is_its_owners_alone_and_a_finished_game_is_marked(tmp_path: Path) -> None:
+    folder = LiveFolder(folder_of(tmp_path / "arena.db"))
+    assert folder.path == tmp_path / "arena.db-live"
+    assert stat.S_IMODE(folder.path.stat().st_mode) == 0o700
+    published = Published(Observer(), folder, "t3-m12")
+    lines = _played_game()
+    for line in lines[:3]:
+        published.line(4, line)
+    (path,) = folder.path.iterdir()
+    assert NAME.fullmatch(path.name) is not None and path.name.startswith("t3-m12-g4.")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600, "hands are in it: nobody else reads it"
+    written = path.read_bytes().splitlines()
+    assert len(written) == 2, "flushed with each events line: whole turns only"
+    at, data = decode(written[0])
+    assert at > 0 and replay.decode_line(data) == lines[0]
+    for line in lines[3:]:
+        published.line(4, line)
+    assert stat.S_IMODE(path.stat().st_mode) == FINISHED
+    assert len(path.read_bytes().splitlines()) == len(lines)
+
+
+def test_a_game_cut_short_is_marked_finished_without_an_end(tmp_path: Path) -> None:
+    folder = LiveFolder(tmp_path / "x.db-live")
+    published = Published(Observer(), folder, "t1-m0")
+    for line in _played_game()[:4]:
+        published.line(0, line)
+    published.close()
+    (path,) = folder.path.iterdir()
+    assert stat.S_IMODE(path.stat().st_mode) == FINISHED
+    assert not isinstance(replay.decode_line(decode(path.read_bytes().splitlines()[-1])[1]), End)
+
+
+def test_a_listing_shows_only_games_being_played_by_a_living_process(tmp_path: Path) -> None:
+    live = tmp_path / "a.db-live"
+    folder = LiveFolder(live)
+    playing = Published(Observer(), folder, "t2-m1")
+    playing.line(3, HEADER)
+    playing.line(3, _played_game()[1])
+    over = Published(Observer(), folder, "t2-m1")
+    over.line(4, HEADER)
+    over.close()
+    dead = live / "t2-m1-g5.999999999.jsonl"  # no such process
+    dead.write_bytes((live / f"t2-m1-g3.{os.getpid()}.jsonl").read_bytes())
+    os.symlink("/etc/passwd", live / f"t2-m1-g6.{os.getpid()}.jsonl")
+    games = LiveGames(tmp_path / "a.db").games()
+    assert [g.key for g in games] == ["t2-m1-g3"]
+    assert games[0].seats == ["a", "b"] and games[0].tournament_id == 2 and games[0].game == "nimmt"
+    assert LiveGames(tmp_path / "a.db").games(tournament_id=9) == []
+    playing.close()
+    assert LiveGames(tmp_path / "a.db").games() == [], "finished: no longer listed"
+
+
+def test_opening_a_folder_removes_what_gone_processes_left(tmp_path: Path) -> None:
+    live = tmp_path / "a.db-live"
+    live.mkdir()
+    left = live / "t1-m0-g0.999999999.jsonl"
+    left.write_text("")
+    mine = live / f"t1-m0-g1.{os.getpid()}.jsonl"
+    mine.write_text("")
+    LiveFolder(live)
+    assert not left.exists() and mine.exists()
+
+
+@pytest.mark.parametrize("line", [FaultLine(0, Fault("illegal", "legal answers are [5, 9]")), DroppedLine(1, "9", "x")])
+def test_a_faults_line_is_published_as_it_is_logged(tmp_path: Path, line: replay.Line) -> None:
+    """The file holds what the referee logged (the web hides it): a reader needs it to cut frames."""
+    folder = LiveFolder(tmp_path / "f.db-live")
+    published = Published(Observer(), folder, "t1-m0")
+    published.line(0, HEADER)
+    published.line(0, line)
+    published.close()
+    (path,) = folder.path.iterdir()
+    assert replay.decode_line(decode(path.read_bytes().splitlines()[1])[1]) == line
