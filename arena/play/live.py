@@ -1,7 +1,7 @@
 """Games being played, published as the referee logs them, for spectators.
 
-A match given a live name (``MatchSpec.live``) writes each of its games, line by line,
-to a file of the live folder beside the database (``arena.db-live/``), where ``arena
+A match given a live name (``MatchSpec.live``) writes each of its games, a turn at a
+time, to a file of the live folder beside the database (``arena.db-live/``), where ``arena
 serve`` reads it (``arena.web.live``) and fans it out: the referee publishes each turn
 once, however many people watch, and never waits for a reader. A file holds the whole
 replay (hands too), so folder and files are the owner's alone (modes 700 and 600); what
@@ -19,6 +19,7 @@ died is removed by the next folder opened.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import re
 import time
@@ -31,6 +32,8 @@ from arena.play.replay import End, EventsLine, Header, Line, dumps
 
 SUFFIX = "-live"
 """The live folder of ``arena.db`` is ``arena.db-live``."""
+WRITE_EVERY_S = 0.05
+"""A game's lines are written at most this often (with the events line of a turn)."""
 KEEP_S = 120.0
 """How long a finished game's file stays for readers that have not read its end."""
 FINISHED = 0o400
@@ -119,42 +122,70 @@ def decode(raw: bytes) -> tuple[float, bytes]:
 
 
 class Published(Observer):
-    """A match's observer that also publishes its games to a live folder: each line is
-    written as it is logged and flushed with each events line (a turn's end), so a
-    reader sees whole turns; everything else goes on to ``inner``."""
+    """A match's observer that also publishes its games to a live folder; everything
+    else goes on to ``inner``.
+
+    A game's lines are kept as they are logged, each with its time, and written out
+    with a turn's events line once ``WRITE_EVERY_S`` has passed since the last write (a
+    reader sees whole turns): a game of bots that answer at once is written a few times
+    in all, and one over before ``WRITE_EVERY_S`` never (it is stored a moment later),
+    so publishing costs such a referee next to nothing."""
 
     def __init__(self, inner: Observer, folder: LiveFolder, name: str) -> None:
         self.inner = inner
         self.folder = folder
         self.name = name
         self.live: LiveFile | None = None
+        self.game_no = 0
+        self.kept: list[tuple[float, Line]] = []
+        self.written = 0.0
+        """When the kept lines were last written (at the game's start: none yet)."""
 
     def events(self, game_no: int, events: list[Any]) -> None:
         self.inner.events(game_no, events)
 
     def line(self, game_no: int, line: Line) -> None:
+        now = time.time()
+        if isinstance(line, Header):
+            self.close()
+            self.game_no, self.kept, self.written = game_no, [], now
+        self.kept.append((now, line))
+        if isinstance(line, End):
+            if self.live is not None:
+                self._write()
+            self.close()
+        elif isinstance(line, EventsLine) and now - self.written >= WRITE_EVERY_S:
+            self._write()
+
+    def _write(self) -> None:
         try:
-            if isinstance(line, Header):
-                self.close()
-                self.live = self.folder.open(self.name, game_no)
             if self.live is None:
-                return
-            self.live.file.write(encode(line, time.time()))
-            if isinstance(line, End):
-                self.close()
-            elif isinstance(line, EventsLine):
-                self.live.file.flush()
+                self.live = self.folder.open(self.name, self.game_no)
+            self.live.file.write(b"".join(encode(line, at) for at, line in self.kept))
+            self.live.file.flush()
         except OSError:  # a full disk, a folder removed: the game plays on, unpublished
-            self.live = None
+            self._drop()
+        self.kept.clear()
+        self.written = time.time()
+
+    def _drop(self) -> None:
+        if self.live is not None:
+            live, self.live = self.live, None
+            with contextlib.suppress(OSError):
+                live.file.close()
 
     def game_over(self, result: Any) -> None:
         self.inner.game_over(result)
 
     def close(self) -> None:
         """Mark the game being written finished (the match stopped, or it ended)."""
+        self.kept = []
         if self.live is not None:
             live, self.live = self.live, None
-            self.folder.finish(live)
+            try:
+                self.folder.finish(live)
+            except OSError:
+                pass
 
 
 def publish_beside(db: str | Path) -> LiveFolder | None:

@@ -28,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -77,8 +77,13 @@ SECURITY_HEADERS = [
 
 LIVE_KEY = re.compile(r"t\d{1,18}-m\d{1,9}-g\d{1,9}")
 """A live game's name: game 4 of match 12 of tournament 3 is ``t3-m12-g4``."""
-LIVE_HEADERS = {"cache-control": "no-store", "x-accel-buffering": "no"}
-"""A stream is no one's to keep, nor a proxy's to hold back."""
+LIVE_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-store"),
+    (b"x-accel-buffering", b"no"),
+]
+"""A live game's stream: no one's to keep, nor a proxy's to hold back."""
+JSON_HEADERS = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
 
 CSV_TABLES = (
     "/api/leaderboard", "/api/tournaments", "/api/tournaments/NAME", "/api/bots", "/api/bots/NAME[:VERSION]",
@@ -429,10 +434,6 @@ def create_app(
         key = live_key(request)
         return html(request, "live_game.html", key=key, events_url=f"/api/live/{key}/events", delay=live.delay)
 
-    async def live_events(request: Request) -> Response:
-        events = await live.stream(live_key(request))
-        return StreamingResponse(events, media_type="text/event-stream", headers=LIVE_HEADERS)
-
     warmed = threading.Event()
 
     def health(request: Request) -> Response:
@@ -496,8 +497,7 @@ def create_app(
         Route("/live", live_list),
         Route("/api/live", live_list),
         Route("/live/{key}", live_page),
-        Route("/api/live/{key}/events", live_events),
-    ]
+    ]  # and /api/live/KEY/events, answered before the pages' middleware (asgi_app)
     if writer is not None:
         routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, pages.bots.standing)]
 
@@ -540,6 +540,7 @@ def create_app(
     )
     app.state.site = site
     app.state.pages = pages
+    app.state.live = live
     return app
 
 
@@ -637,6 +638,49 @@ def asgi_app(
     """What ``arena serve`` serves: the app, identical requests asked together answered
     by one computation (``coalesce``), its answers tagged for conditional requests (on
     the uncompressed body), gzipped when the client takes it, then the headers. A live
-    game's stream (``text/event-stream``) passes through each as it is sent."""
+    game's stream goes around the pages' middleware (``LiveStreams``)."""
     app = create_app(db_path, warm_up, submit, live_delay)
-    return Headers(GZipMiddleware(Conditional(Coalesce(app)), minimum_size=GZIP_MIN_BYTES))
+    pages = GZipMiddleware(Conditional(Coalesce(app)), minimum_size=GZIP_MIN_BYTES)
+    return Headers(LiveStreams(app.state.live, pages))
+
+
+class LiveStreams:
+    """ASGI middleware: a spectator's stream of a live game (``GET /api/live/KEY/events``)
+    answered here, each of its messages sent as it is; everything else to ``pages``. A
+    stream has nothing to tag, share or compress, and it sends a message per turn to
+    every spectator: the pages' middleware would cost the server a third of its time."""
+
+    def __init__(self, live: LiveGames, pages: ASGIApp) -> None:
+        self.live = live
+        self.pages = pages
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not (path.startswith("/api/live/") and path.endswith("/events")):
+            await self.pages(scope, receive, send)
+            return
+        key = path.removeprefix("/api/live/").removesuffix("/events")
+        try:
+            if scope["method"] != "GET":
+                raise WebError(405, f"{scope['method']} {shown(path)}: a live game's stream is read with GET")
+            if LIVE_KEY.fullmatch(key) is None:
+                raise WebError(404, f"no live game {shown(key[:40])!r} (a live game is named like t3-m12-g4)")
+            events = await self.live.stream(key)
+        except WebError as exc:
+            body = msgspec.json.encode({"error": exc.message})
+            await send({"type": "http.response.start", "status": exc.status, "headers": JSON_HEADERS})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": LIVE_HEADERS})
+        async with anyio.create_task_group() as tasks:
+
+            async def until_gone() -> None:  # the spectator left: its stream ends
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(until_gone)
+            async for chunk in events:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            tasks.cancel_scope.cancel()

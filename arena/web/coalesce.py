@@ -21,9 +21,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 AT_ONCE = 2
 """Answers of one kind of page (``kind_of``) computed at once; the others wait their turn
 without holding a worker thread."""
-ALONE = ("/static/", "/signin", "/signout", "/submissions", "/api/submissions", "/api/live/")
-"""Paths never shared: files served as they are, the authors' own pages, and the
-spectators' streams of live games (each a connection of its own)."""
+ALONE = ("/static/", "/signin", "/signout", "/submissions", "/api/submissions")
+"""Paths never shared: files served as they are, and the authors' own pages."""
 
 
 def kind_of(path: str) -> str:

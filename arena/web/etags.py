@@ -44,8 +44,8 @@ def cache_control(path: str) -> str:
 class Conditional:
     """ASGI middleware: ``ETag`` and ``Cache-Control`` on answers to GET and HEAD, and
     ``304 Not Modified`` (no body) when ``If-None-Match`` names the tag. An answer that
-    has a tag already (a static file), is not a 200 or is a stream of events (a live
-    game's: never held back) passes through, given only its ``Cache-Control``."""
+    has a tag already (a static file) or is not a 200 passes through, given only its
+    ``Cache-Control``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -65,8 +65,7 @@ class Conditional:
                 message.setdefault("headers", [])
                 headers = MutableHeaders(scope=message)
                 headers.setdefault("cache-control", control if message["status"] == 200 else REVALIDATE)
-                streaming = headers.get("content-type", "").startswith("text/event-stream")
-                if message["status"] == 200 and "etag" not in headers and not streaming:
+                if message["status"] == 200 and "etag" not in headers:
                     held = message  # sent once the whole body is known
                     return
                 if headers.get("etag", "W/").startswith('"'):  # a static file's: weak once gzip may change it

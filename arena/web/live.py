@@ -42,6 +42,10 @@ IDLE_S = 5.0
 """How long a game nobody watches any more stays read (a reload comes straight back)."""
 WRITER_CHECK_S = 1.0
 """How often a quiet game's writer is checked to be alive (a tournament killed mid-game)."""
+SEND_EVERY_S = 0.2
+"""A stream is sent at most this often (what arrives meanwhile goes in one message): a
+fast game makes dozens of frames a second, which no one watching tells apart, and
+every message is the server's work for every spectator."""
 KEEPALIVE_S = 15.0
 """A comment sent on a quiet stream, so that proxies keep it open."""
 MAX_GAMES = 64
@@ -210,11 +214,15 @@ class Watched:
             games.forget(self)
 
     async def stream(self, delay: float) -> AsyncIterator[bytes]:
-        """One spectator's events: what is known now, then each frame as it is cut and
-        its delay has passed, then the end."""
+        """One spectator's events: what is known now, then each frame once it is cut and
+        its delay has passed (``SEND_EVERY_S`` apart at most), then the end."""
         sent = 0
         announced = False
+        last_sent = -SEND_EVERY_S
         while True:
+            gap = last_sent + SEND_EVERY_S - time.monotonic()
+            if gap > 0:  # what came meanwhile goes together
+                await anyio.sleep(gap)
             now = time.time()
             chunks = []
             if not announced and self.meta is not None:
@@ -230,6 +238,7 @@ class Watched:
                 chunks.append(self.last)
             if chunks:
                 yield b"".join(chunks)
+                last_sent = time.monotonic()
             if over:
                 return
             if sent < len(self.frames):

@@ -95,6 +95,13 @@ def _played_game() -> list[replay.Line]:
     return lines
 
 
+@pytest.fixture
+def every_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each turn written as it ends (the referee waits ``WRITE_EVERY_S`` between writes)."""
+    monkeypatch.setattr("arena.play.live.WRITE_EVERY_S", 0.0)
+
+
+@pytest.mark.usefixtures("every_turn")
 def test_the_live_folder_is_its_owners_alone_and_a_finished_game_is_marked(tmp_path: Path) -> None:
     folder = LiveFolder(folder_of(tmp_path / "arena.db"))
     assert folder.path == tmp_path / "arena.db-live"
@@ -116,6 +123,7 @@ def test_the_live_folder_is_its_owners_alone_and_a_finished_game_is_marked(tmp_p
     assert len(path.read_bytes().splitlines()) == len(lines)
 
 
+@pytest.mark.usefixtures("every_turn")
 def test_a_game_cut_short_is_marked_finished_without_an_end(tmp_path: Path) -> None:
     folder = LiveFolder(tmp_path / "x.db-live")
     published = Published(Observer(), folder, "t1-m0")
@@ -127,6 +135,7 @@ def test_a_game_cut_short_is_marked_finished_without_an_end(tmp_path: Path) -> N
     assert not isinstance(replay.decode_line(decode(path.read_bytes().splitlines()[-1])[1]), End)
 
 
+@pytest.mark.usefixtures("every_turn")
 def test_a_listing_shows_only_games_being_played_by_a_living_process(tmp_path: Path) -> None:
     live = tmp_path / "a.db-live"
     folder = LiveFolder(live)
@@ -159,12 +168,39 @@ def test_opening_a_folder_removes_what_gone_processes_left(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("line", [FaultLine(0, Fault("illegal", "legal answers are [5, 9]")), DroppedLine(1, "9", "x")])
+@pytest.mark.usefixtures("every_turn")
 def test_a_faults_line_is_published_as_it_is_logged(tmp_path: Path, line: replay.Line) -> None:
     """The file holds what the referee logged (the web hides it): a reader needs it to cut frames."""
     folder = LiveFolder(tmp_path / "f.db-live")
     published = Published(Observer(), folder, "t1-m0")
     published.line(0, HEADER)
     published.line(0, line)
+    published.line(0, _played_game()[1])
     published.close()
     (path,) = folder.path.iterdir()
     assert replay.decode_line(decode(path.read_bytes().splitlines()[1])[1]) == line
+
+
+def test_a_game_over_before_its_first_write_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bots that answer at once: the whole game is played before a write is due, and the
+    referee opens no file for it (it is stored a moment later)."""
+    monkeypatch.setattr("arena.play.live.WRITE_EVERY_S", 3600.0)
+    folder = LiveFolder(tmp_path / "q.db-live")
+    published = Published(Observer(), folder, "t1-m0")
+    for line in _played_game():
+        published.line(0, line)
+    assert list(folder.path.iterdir()) == []
+
+
+@pytest.mark.usefixtures("every_turn")
+def test_the_lines_kept_between_writes_go_out_in_order_with_their_own_times(tmp_path: Path) -> None:
+    folder = LiveFolder(tmp_path / "o.db-live")
+    published = Published(Observer(), folder, "t1-m0")
+    lines = _played_game()
+    for line in lines:
+        published.line(0, line)
+    (path,) = folder.path.iterdir()
+    written = [decode(raw) for raw in path.read_bytes().splitlines()]
+    assert [data for _, data in written] == [replay.dumps([line]).rstrip(b"\n") for line in lines]
+    times = [at for at, _ in written]
+    assert times == sorted(times)
