@@ -140,6 +140,14 @@ class Games(Leases):
         found = self._games("g.id = ?", [game_id], False, 1, 0)
         return found[0] if found else None
 
+    def game_id_of(self, tournament_id: int, match_no: int, game_no: int) -> int | None:
+        """The id of game ``game_no`` of match ``match_no`` of a tournament, once stored."""
+        row = self.db.execute(
+            "SELECT id FROM games WHERE tournament_id = ? AND match_no = ? AND game_no = ?",
+            (tournament_id, match_no, game_no),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
     def deal_games(self, game_id: int, limit: int = 64) -> list[StoredGame]:
         """The games of the game's duplicate group (its own included, in the order they
         were stored): the games of its tournament, match and deal. Empty when there is no

@@ -254,7 +254,12 @@ def create_app(
     writer = None if submit is None else Writer(Path(db_path), submit)  # creates the database
     site = Site(Path(db_path))
     pages = Pages(site)
-    live = LiveGames(db_path, live_delay)
+
+    def stored_game(tournament_id: int, match_no: int, game_no: int) -> int | None:
+        with site.db.store() as store:
+            return store.game_id_of(tournament_id, match_no, game_no)
+
+    live = LiveGames(db_path, live_delay, stored_game)
     tournament_names: dict[int, str] = {}
     renderer = Renderer(_environment())
 

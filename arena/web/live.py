@@ -7,34 +7,39 @@ are cut into the viewer's frames by the code that cuts a finished replay
 (``viewer.Cut``), a turn at a time as each turn's events arrive. Every frame is made
 public before it is kept (``Cut.public``: no hand, no fault message, no pending move,
 which is never written before every seat has answered), and encoded once as a
-server-sent event that every spectator's stream is sent. Once the end line is read, the
-whole replay's frames (hands shown) follow as the last event.
+server-sent event that every spectator's stream is sent. Once the end line is read and
+the game stored, the end event says where it is: its page shows it as every stored game
+is shown (its hands once no rotation of its deal is left to be played).
 
 ``delay`` (``arena serve --live-delay``) holds every frame back until that many seconds
 after its turn was logged, the end too, so that nobody can relay a game in time to
 matter. A stream gets, as server-sent events: ``meta`` (the seats, the game, what the
-drawer needs), a ``frame`` per frame, then ``end`` (the finished game's viewer data) or
-``gone`` (the game was given up, or cannot be shown live).
+drawer needs), a ``frame`` per frame, then ``end`` (the stored game's id, page and
+frames, and the standings) or ``gone`` (the game was given up, or cannot be shown live).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import msgspec
 
 from arena.play.live import FINISHED, NAME, decode, folder_of, is_alive
 from arena.play.replay import End, EventsLine, Header, Line, ReplayError, decode_line
 from arena.web.errors import WebError
 from arena.web.viewer import Cut
+
+log = logging.getLogger("arena.web")
 
 POLL_S = 0.02
 """How often a watched game's file is read for new lines."""
@@ -46,6 +51,9 @@ SEND_EVERY_S = 0.2
 """A stream is sent at most this often (what arrives meanwhile goes in one message): a
 fast game makes dozens of frames a second, which no one watching tells apart, and
 every message is the server's work for every spectator."""
+STORED_WAIT_S = 30.0
+STORED_POLL_S = 0.1
+"""How long and how often an ended game is looked for among the stored ones."""
 KEEPALIVE_S = 15.0
 """A comment sent on a quiet stream, so that proxies keep it open."""
 MAX_GAMES = 64
@@ -118,7 +126,8 @@ class Watched:
         self._feed = _Feed()
         self._cut: Cut | None = None
         self._steps: Iterator[list[dict[str, Any]]] | None = None
-        self._built: list[dict[str, Any]] = []
+        self.ended: tuple[float, End] | None = None
+        """The end line and its time, once read: the end event waits for the stored game."""
 
     def _update(self) -> None:
         changed, self.changed = self.changed, anyio.Event()
@@ -134,8 +143,8 @@ class Watched:
             self._over("gone", msgspec.json.encode({"reason": reason}), time.time())
 
     def line(self, raw: bytes) -> None:
-        """Take one line of the file: cut a turn at each events line, the whole game at the end."""
-        if self.last is not None:
+        """Take one line of the file: cut a turn at each events line."""
+        if self.last is not None or self.ended is not None:
             return
         try:
             at, data = decode(raw)
@@ -155,26 +164,34 @@ class Watched:
                 self.give_up("its live file does not start with a replay's header")
             elif isinstance(line, EventsLine):
                 step_frames = next(self._steps)
-                self._built += step_frames
                 for frame in step_frames:  # "at": when its turn was played (unix seconds)
                     shown = {**self._cut.public(frame), "at": at}
                     self.frames.append(_event("frame", msgspec.json.encode(shown)))
                     self.times.append(at)
                 self._update()
             elif isinstance(line, End):
-                for step_frames in self._steps:  # none left: the cut reads the end line and stops
-                    self._built += step_frames
-                data = msgspec.json.encode(self._cut.data(self._built))
-                self._built = []
-                self._over("end", data, at)
+                for _ in self._steps:  # none left: the rules read the end line, and check it
+                    pass
+                self._steps = None
+                self.ended = (at, line)
         except Starved:
             self.give_up("its game's frames cannot be cut while it is played")
         except (ReplayError, StopIteration) as exc:
             self.give_up(f"its replay does not follow the rules: {exc}")
+        except Exception:  # a game's frames part that fails: this game is not shown, the rest are
+            log.error("cutting the live game %s failed", self.key, exc_info=True)
+            self.give_up("its frames cannot be cut (the server's log has the details)")
 
     async def follow(self, games: LiveGames) -> None:
         """Read the file as it grows, until the game is over and nobody has watched it
-        for ``IDLE_S``."""
+        for ``IDLE_S``. Whatever goes wrong ends this game's streams, never the server."""
+        try:
+            await self._follow(games)
+        except Exception:
+            log.error("reading the live game %s failed", self.key, exc_info=True)
+            self.give_up("it can no longer be read (the server's log has the details)")
+
+    async def _follow(self, games: LiveGames) -> None:
         try:
             descriptor = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
         except OSError:
@@ -187,7 +204,9 @@ class Watched:
         asked = time.monotonic()  # when the writer was last seen alive
         try:
             while True:
-                if descriptor >= 0 and self.last is None:
+                if self.ended is not None and self.last is None:
+                    await self._stored(games)
+                if descriptor >= 0 and self.last is None and self.ended is None:
                     finished = stat.S_IMODE(os.fstat(descriptor).st_mode) == FINISHED
                     chunk = os.read(descriptor, 1 << 20)
                     read += len(chunk)
@@ -212,6 +231,28 @@ class Watched:
             if descriptor >= 0:
                 os.close(descriptor)
             games.forget(self)
+
+    async def _stored(self, games: LiveGames) -> None:
+        """The end event, once the game is stored (the tournament stores it a moment
+        after its end line): where its whole replay is, shown as every stored game is
+        (hands and all, once no rotation of its deal is left to be played), and the
+        standings."""
+        assert self.ended is not None
+        at, end = self.ended
+        name = NAME.fullmatch(self.path.name)
+        game_id = None
+        waited = time.monotonic()
+        while name is not None and game_id is None and time.monotonic() - waited < STORED_WAIT_S:
+            try:
+                game_id = await anyio.to_thread.run_sync(games.find, int(name[1]), int(name[2]), int(name[3]))
+            except Exception:  # the database cannot be read just now: look again
+                log.warning("looking for the stored game of %s failed", self.key, exc_info=True)
+            if game_id is None:
+                await anyio.sleep(STORED_POLL_S)
+        found = {"url": f"/games/{game_id}", "frames_url": f"/api/games/{game_id}/frames"} if game_id else {}
+        self._over(
+            "end", msgspec.json.encode({"game_id": game_id, **found, "scores": end.scores, "ranks": end.ranks}), at
+        )
 
     async def stream(self, delay: float) -> AsyncIterator[bytes]:
         """One spectator's events: what is known now, then each frame once it is cut and
@@ -257,9 +298,13 @@ class Watched:
 class LiveGames:
     """The live folder beside a database, as the site reads it."""
 
-    def __init__(self, db: str | Path, delay: float = 0.0) -> None:
+    def __init__(
+        self, db: str | Path, delay: float = 0.0, find: Callable[[int, int, int], int | None] | None = None
+    ) -> None:
         self.folder = folder_of(db)
         self.delay = delay
+        self.find = find or (lambda tournament_id, match_no, game_no: None)
+        """The stored game's id of a tournament's match and game (None: not stored)."""
         self.watched: dict[str, Watched] = {}
         self.streams = 0
         self._headers: dict[tuple[str, int], LiveGame | None] = {}

@@ -86,10 +86,12 @@ def tournament(db: Path, folders: list[str], *extra: str) -> Iterator[subprocess
             process.stdout.close()
 
 
-def first_live(url: str, process: subprocess.Popen[str]) -> dict[str, Any]:
+def first_live(url: str, process: subprocess.Popen[str], game_no: int | None = None) -> dict[str, Any]:
+    """The first game seen being played (game ``game_no`` of the match, if given)."""
     deadline = time.monotonic() + 120  # only a guard against a tournament that never plays
     while time.monotonic() < deadline:
         games: list[dict[str, Any]] = json.loads(urllib.request.urlopen(url + "/api/live", timeout=10).read())["games"]
+        games = [g for g in games if game_no is None or g["game_no"] == game_no]
         if games:
             return games[0]
         assert process.poll() is None, "the tournament ended before any game was seen live"
@@ -144,14 +146,19 @@ def test_a_spectators_stream_holds_no_card_before_it_is_revealed(make_bot: MakeB
     """Item 2's test. A bot that writes its hand to stdout and answers once illegally (the
     fault's message quotes its legal answers: its hand) plays; the stream of the game,
     read end to end, shows every hand as hidden cards, no card before the table shows it,
-    neither the dropped lines nor the fault's words; the end shows the finished game,
-    the same as its stored replay."""
+    neither the dropped lines nor the fault's words, and every frame of the stored game
+    as it is public; the end names the stored game, whose hands wait (as on its page)
+    while its deal's other rotations are played."""
     db = tmp_path / "arena.db"
     with serving(db) as url, tournament(db, bots(make_bot, 0.05, leaky=True)) as process:
         game = first_live(url, process)
         events = read_stream(url, game["key"])
+        end = json.loads(events[-1][2])
+        with pytest.raises(urllib.error.HTTPError) as embargoed:  # its deal's next rotation is being played
+            urllib.request.urlopen(url + end["frames_url"])
         process.wait(timeout=120)
         full = stored_frames(url, game["game_no"])
+        assert json.loads(urllib.request.urlopen(url + end["frames_url"]).read()) == full, "the end names the game"
     kinds = [kind for _, kind, _ in events]
     assert kinds[0] == "meta" and kinds[-1] == "end" and set(kinds[1:-1]) == {"frame"}, kinds
     live = [json.loads(data) for _, kind, data in events if kind == "frame"]
@@ -168,9 +175,10 @@ def test_a_spectators_stream_holds_no_card_before_it_is_revealed(make_bot: MakeB
     streamed = b"".join(data for _, kind, data in events if kind != "end")
     assert b"HAND=" not in streamed and b"legal answers" not in streamed
     assert any(note["kind"] == "dropped" for frame in live for note in frame["notes"]), "the leaks were logged"
-    end = json.loads(events[-1][2])
-    assert end == full, "the end is the finished game, as stored"
-    assert any(card is not None for hand in end["frames"][0]["hands"] for card in hand), "hands shown at the end"
+    assert embargoed.value.code == 404 and "other seat rotations" in embargoed.value.read().decode()
+    assert end["frames_url"] == f"/api/games/{end['game_id']}/frames" and end["url"] == f"/games/{end['game_id']}"
+    assert end["scores"] == full["result"]["scores"] and end["ranks"] == full["result"]["ranks"]
+    assert any(card is not None for hand in full["frames"][0]["hands"] for card in hand), "hands, once all is played"
 
 
 def test_every_turn_is_shown_no_sooner_than_the_delay_after_it_was_played(make_bot: MakeBot, tmp_path: Path) -> None:
@@ -236,8 +244,9 @@ def test_the_pages_list_the_games_being_played(make_bot: MakeBot, tmp_path: Path
 @pytest.mark.browser
 def test_in_a_browser_the_board_moves_as_the_game_is_played(browser: Any, make_bot: MakeBot, tmp_path: Path) -> None:
     """Item 1: the live page draws each turn as it comes, the hands face down; stepping
-    back leaves live, "Live" comes back to it; at the end the finished game is drawn,
-    hands face up."""
+    back leaves live, "Live" comes back to it. At the end of the deal's first rotation the
+    table stays as it was (the hands wait for the deal's other rotations, as on the
+    game's page); at the end of its last the stored game is drawn, hands face up."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -270,10 +279,21 @@ def test_in_a_browser_the_board_moves_as_the_game_is_played(browser: Any, make_b
             "return [v.index, v.frames.length - 1, v.root.getAttribute('data-live')];"
         )
         assert (shown, state) == (newest, "following")
-        wait.until(lambda _: root.get_attribute("data-live") == "ended")
+        wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, "[data-live-note]"))
+        # its deal is being played in the next rotations: the table stays as it was shown
+        assert root.get_attribute("data-live") == "ended"
+        browser.find_element(By.CSS_SELECTOR, "button.rv-first").click()  # the deal, still face down
+        assert browser.find_elements(By.CSS_SELECTOR, ".rv-hand .card-hidden")
+        assert not browser.find_elements(By.CSS_SELECTOR, ".rv-hand .ncard")
+        assert "other seat rotations" in browser.find_element(By.CSS_SELECTOR, "[data-live-note]").text
+        assert not browser.find_elements(By.CSS_SELECTOR, "button.rv-live")
+        last = first_live(url, process, game_no=2)  # the deal's last rotation
+        browser.get(url + last["url"])
+        root = browser.find_element(By.ID, "replay-viewer")
+        wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, "[data-live-note]"))
         process.wait(timeout=120)
-        full = stored_frames(url, game["game_no"])
+        full = stored_frames(url, 2)
     assert int(root.get_attribute("data-frame-count") or 0) == len(full["frames"])
-    assert not browser.find_elements(By.CSS_SELECTOR, ".card-hidden"), "the game is over: nothing hidden"
+    assert not browser.find_elements(By.CSS_SELECTOR, ".card-hidden"), "every rotation played: nothing hidden"
     browser.find_element(By.CSS_SELECTOR, "button.rv-first").click()
     assert browser.find_elements(By.CSS_SELECTOR, ".rv-hand .ncard"), "the hands as dealt"

@@ -13,7 +13,7 @@
  * server-sent events from the URL in its data-live-url attribute: the frames come as
  * the turns are played (a hand is a list of nulls, drawn face down, until the end), the
  * viewer follows the newest unless the viewer steps back or pauses ("Live" jumps to it
- * again), and at the end the whole game replaces them. A drawn piece is keyed by
+ * again), and at the end the stored game's frames replace them (where its page shows them). A drawn piece is keyed by
  * data-piece, so a piece that moves between two frames slides there (FLIP).
  */
 (function () {
@@ -353,6 +353,15 @@
     this.root.setAttribute("data-live", this.live ? (this.following ? "following" : "behind") : "ended");
     if (this.live) this.counter.textContent += this.following ? " \u00b7 live" : " \u00b7 behind live";
     markTurn(this);
+  };
+
+  /* The game being played has ended: the viewer no longer follows nor offers Live. */
+  Viewer.prototype.ended = function () {
+    this.live = false;
+    this.following = false;
+    var live = this.root.querySelector("button.rv-live");
+    if (live) live.remove();
+    this.syncControls();
   };
 
   /* Frames of a game being played, as they arrive: the scrub, the rounds and the counter
@@ -744,22 +753,30 @@
       }
     });
     source.addEventListener("end", function (event) {
+      // the game is stored: its page's frames (hands and all, once no rotation of its
+      // deal is left to be played) replace the live ones; until then the table stays
       source.close();
-      var data = JSON.parse(event.data);
-      if (!ready) return Promise.resolve(withDrawer(data)).then(function () { ready = true; finish(data); });
-      finish(data);
-    });
-    function finish(data) {
+      var ended = JSON.parse(event.data);
       draw();
-      var at = viewer && !viewer.following ? viewer.index : data.frames.length - 1;
-      if (viewer) viewer.retired = true;
-      try {
-        viewer = window.replayViewer = new Viewer(root, data);
-        viewer.show(Math.min(at, data.frames.length - 1), false);
-      } catch (error) {
-        fail(root, error.message);
-      }
-    }
+      if (viewer) viewer.ended();
+      if (!ended.frames_url) return note(root, "The game has ended.", null);
+      fetch(ended.frames_url, { headers: { Accept: "application/json" } })
+        .then(function (response) {
+          return response.json().catch(function () { return {}; }).then(function (body) {
+            if (!response.ok) throw new Error(body.error || "HTTP " + response.status);
+            return body;
+          });
+        })
+        .then(withDrawer)
+        .then(function (data) {
+          var at = viewer && !viewer.following ? viewer.index : data.frames.length - 1;
+          if (viewer) viewer.retired = true;
+          viewer = window.replayViewer = new Viewer(root, data);
+          viewer.show(Math.min(at, data.frames.length - 1), false);
+          note(root, "The game has ended: ", ended.url);
+        })
+        .catch(function (error) { note(root, "The game has ended; " + error.message + ": ", ended.url); });
+    });
     source.addEventListener("gone", function (event) {
       source.close();
       var reason = JSON.parse(event.data).reason;
@@ -772,6 +789,14 @@
       // retries a stream that was open; one that never opened is over
       if (source.readyState === EventSource.CLOSED && !viewer) fail(root, "no such game is being played");
     };
+  }
+
+  /* A line above the viewer once its live game has ended, linking the stored game. */
+  function note(root, text, url) {
+    root.setAttribute("data-live", "ended");
+    var line = h("p", { class: "rv-live-note", "data-live-note": "" }, [text]);
+    if (url) line.appendChild(h("a", { href: url, text: "its page" }));
+    root.insertBefore(line, root.firstChild);
   }
 
   function boot() {
