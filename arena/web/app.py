@@ -419,6 +419,7 @@ def create_app(
                 "title": game_title(g.game),
                 "seats": g.seats,
                 "started": g.started,
+                "watching": live.watching(g.key),
             }
             for g in games
         ]

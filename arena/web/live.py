@@ -379,6 +379,11 @@ class LiveGames:
         self._tasks.start_soon(watched.follow, self)
         return watched
 
+    def watching(self, key: str) -> int:
+        """How many streams of game ``key`` are open."""
+        watched = self.watched.get(key)
+        return 0 if watched is None else watched.watchers
+
     def forget(self, watched: Watched) -> None:
         if self.watched.get(watched.key) is watched:
             del self.watched[watched.key]

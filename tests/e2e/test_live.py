@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -297,3 +298,31 @@ def test_in_a_browser_the_board_moves_as_the_game_is_played(browser: Any, make_b
     assert not browser.find_elements(By.CSS_SELECTOR, ".card-hidden"), "every rotation played: nothing hidden"
     browser.find_element(By.CSS_SELECTOR, "button.rv-first").click()
     assert browser.find_elements(By.CSS_SELECTOR, ".rv-hand .ncard"), "the hands as dealt"
+
+
+def test_a_spectator_who_hangs_up_leaves_nothing_open(make_bot: MakeBot, tmp_path: Path) -> None:
+    """Attack: streams opened and dropped without a word. Each counts while open
+    (``watching``) and is closed on the server once its spectator has gone."""
+    db = tmp_path / "arena.db"
+    with serving(db) as url, tournament(db, bots(make_bot, 1.0)) as process:  # a game of many seconds
+        game = first_live(url, process)
+        host, port = url.removeprefix("http://").split(":")
+        sockets = []
+        for _ in range(5):
+            connection = socket.create_connection((host, int(port)))
+            connection.sendall(f"GET /api/live/{game['key']}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            connection.recv(1)  # the answer has begun: the stream is open
+            sockets.append(connection)
+
+        def watching() -> int:
+            games = json.loads(urllib.request.urlopen(url + "/api/live").read())["games"]
+            (listed,) = [g for g in games if g["key"] == game["key"]]  # still being played
+            return int(listed["watching"])
+
+        assert watching() == 5
+        for connection in sockets:
+            connection.close()
+        deadline = time.monotonic() + 60  # only a guard: the server notices a closed socket at once
+        while watching() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watching() == 0, "closed while the game is still played, not by its end"
