@@ -8,6 +8,7 @@ traceback only ever goes to the server's log.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import mimetypes
 import re
@@ -686,7 +687,8 @@ class LiveStreams:
                 tasks.cancel_scope.cancel()
 
             tasks.start_soon(until_gone)
-            async for chunk in events:
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            async with contextlib.aclosing(events) as chunks:
+                async for chunk in chunks:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             tasks.cancel_scope.cancel()

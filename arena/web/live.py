@@ -20,12 +20,13 @@ frames, and the standings) or ``gone`` (the game was given up, or cannot be show
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,7 +255,7 @@ class Watched:
             "end", msgspec.json.encode({"game_id": game_id, **found, "scores": end.scores, "ranks": end.ranks}), at
         )
 
-    async def stream(self, delay: float) -> AsyncIterator[bytes]:
+    async def stream(self, delay: float) -> AsyncGenerator[bytes, None]:
         """One spectator's events: what is known now, then each frame once it is cut and
         its delay has passed (``SEND_EVERY_S`` apart at most), then the end."""
         sent = 0
@@ -371,11 +372,12 @@ class LiveGames:
         watched = self.watched.get(key)
         if watched is not None:
             return watched
+        path = self._file(key)  # no such game: a 404, however many are watched
         if len(self.watched) >= MAX_GAMES:
             raise WebError(503, f"{MAX_GAMES} live games are being watched already: try again soon")
         if self._tasks is None:
             raise WebError(503, "the live games are not read by this server")
-        watched = self.watched[key] = Watched(key, self._file(key))
+        watched = self.watched[key] = Watched(key, path)
         self._tasks.start_soon(watched.follow, self)
         return watched
 
@@ -388,7 +390,7 @@ class LiveGames:
         if self.watched.get(watched.key) is watched:
             del self.watched[watched.key]
 
-    async def stream(self, key: str) -> AsyncIterator[bytes]:
+    async def stream(self, key: str) -> AsyncGenerator[bytes, None]:
         """Game ``key``'s events for one spectator (``WebError`` for no such game, or too many)."""
         if self.streams >= MAX_STREAMS:
             raise WebError(503, f"{MAX_STREAMS} people are watching live games already: try again soon")
@@ -396,10 +398,11 @@ class LiveGames:
         self.streams += 1
         watched.watchers += 1
 
-        async def events() -> AsyncIterator[bytes]:
+        async def events() -> AsyncGenerator[bytes, None]:
             try:
-                async for chunk in watched.stream(self.delay):
-                    yield chunk
+                async with contextlib.aclosing(watched.stream(self.delay)) as chunks:
+                    async for chunk in chunks:
+                        yield chunk
             finally:
                 self.streams -= 1
                 watched.watchers -= 1

@@ -204,3 +204,42 @@ def test_the_lines_kept_between_writes_go_out_in_order_with_their_own_times(tmp_
     assert [data for _, data in written] == [replay.dumps([line]).rstrip(b"\n") for line in lines]
     times = [at for at, _ in written]
     assert times == sorted(times)
+
+
+async def test_too_many_games_or_streams_are_refused_with_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caps: games read at once, streams open at once; past them a 503 in words."""
+    import trio
+
+    from arena.web.errors import WebError
+
+    monkeypatch.setattr("arena.play.live.WRITE_EVERY_S", 0.0)
+    monkeypatch.setattr("arena.web.live.MAX_GAMES", 1)
+    monkeypatch.setattr("arena.web.live.MAX_STREAMS", 3)
+    folder = LiveFolder(tmp_path / "c.db-live")
+    writers = [Published(Observer(), folder, "t1-m0") for _ in range(2)]
+    for game_no, writer in enumerate(writers):
+        writer.line(game_no, HEADER)
+        writer.line(game_no, _played_game()[1])
+    live = LiveGames(tmp_path / "c.db")
+    async with trio.open_nursery() as nursery:
+        live.attach(nursery)
+        first = await live.stream("t1-m0-g0")
+        with pytest.raises(WebError) as missing:
+            await live.stream("t1-m0-g7")
+        assert missing.value.status == 404
+        second = await live.stream("t1-m0-g0")  # the same game: read once
+        with pytest.raises(WebError) as games:
+            await live.stream("t1-m0-g1")
+        assert games.value.status == 503 and "1 live games" in games.value.message
+        third = await live.stream("t1-m0-g0")
+        assert live.watching("t1-m0-g0") == 3
+        with pytest.raises(WebError) as streams:
+            await live.stream("t1-m0-g0")
+        assert streams.value.status == 503 and "3 people" in streams.value.message
+        for events in (first, second, third):
+            assert (await events.__anext__()).startswith(b"event: meta")
+            await events.aclose()
+        assert live.watching("t1-m0-g0") == 0 and live.streams == 0
+        nursery.cancel_scope.cancel()
+    for writer in writers:
+        writer.close()
