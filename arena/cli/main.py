@@ -19,7 +19,9 @@ COMMANDS = (
     ("play", Later(
         "arena.cli.play:play",
         "Play one game between bots and print each round and the final standings. Exit status 3 when a seat was"
-        " disqualified (with --strict: when any seat had a fault).",
+        " disqualified (with --strict: when any seat had a fault). With --human you take a seat at this terminal:"
+        " shown what your seat sees and what you may answer, asked for your move, every seat given --human-time a"
+        " move.",
     )),
     ("demo", Later(
         "arena.cli.play:demo",

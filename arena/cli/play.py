@@ -59,6 +59,16 @@ StrictOption = Annotated[
     bool, typer.Option(help=f"Exit {DISQUALIFIED_EXIT} on any fault, not only when a seat is disqualified.")
 ]
 DbOption = Annotated[Path, typer.Option("--db", help="The database a stored bot named NAME[:VERSION] is read from.")]
+HumanOption = Annotated[
+    bool, typer.Option("--human", help="Take a seat yourself, at this terminal: you are asked as the bots are.")
+]
+HumanSeatOption = Annotated[int, typer.Option("--human-seat", help="With --human: your seat (0 is A).", min=0)]
+HumanTimeOption = Annotated[
+    float,
+    typer.Option(
+        "--human-time", help="With --human: seconds every seat has for a move (a person needs more).", min=1.0
+    ),
+]
 
 
 def play(
@@ -76,9 +86,15 @@ def play(
     fair_time: FairTimeOption = DEFAULTS.fair_time,
     strict: StrictOption = False,
     db: DbOption = (DEFAULT_DB),
+    human: HumanOption = False,
+    human_seat: HumanSeatOption = 0,
+    human_time: HumanTimeOption = 600.0,
 ) -> None:
     """Play one game between bots and print each round and the final standings. Exit
-    status 3 when a seat was disqualified (with --strict: when any seat had a fault)."""
+    status 3 when a seat was disqualified (with --strict: when any seat had a fault).
+    With --human you take a seat at this terminal: shown what your seat sees and what
+    you may answer, asked for your move, every seat given --human-time a move."""
+    import msgspec
     import trio
 
     from arena.cli.live import LivePrinter
@@ -106,12 +122,25 @@ def play(
     with user_errors():
         bots = [playing_bot(ref, db) for ref in bot_dirs]
         chosen = choose_game(options.game, [plays(b) for b in bots])
+        limits = options.limits()
+        if human:
+            from arena.play.person import person_bot
+
+            terminal = _terminal()
+            if human_seat > len(bots):
+                fail(f"--human-seat {human_seat}: there are {len(bots) + 1} seats, 0 to {len(bots)}")
+            bots.insert(human_seat, person_bot(chosen))
+            limits = msgspec.structs.replace(limits, move_ms=round(human_time * 1000))
         rules = get_game(chosen).rules
         settings = options.settings()
         rules.parse_settings(settings, len(bots))
         seed = random.randrange(2**31) if options.seed is None else options.seed
-        spec = MatchSpec(chosen, settings, bots, single_game(bots, seed), options.limits(), fair_time=options.fair_time)
+        spec = MatchSpec(chosen, settings, bots, single_game(bots, seed), limits, fair_time=options.fair_time)
         sandbox = open_sandbox(options.sandbox)
+        if human:
+            from arena.play.person import WithPerson
+
+            sandbox = WithPerson(sandbox, bots[human_seat], chosen, *terminal)
         prepare(sandbox, bots)
         labels = seat_labels([b.name for b in bots])
         isolations = sorted({sandbox.isolation_for(b) for b in bots})
@@ -141,6 +170,16 @@ def play(
         why = f"arena replay {replay} --stderr" if replay else "--replay FILE, then arena replay FILE --stderr"
         err_console.print(f"{'; '.join(failed)}: exit {DISQUALIFIED_EXIT} (why: {why})", markup=False, soft_wrap=True)
         raise typer.Exit(DISQUALIFIED_EXIT)
+
+
+def _terminal() -> tuple[int, int]:
+    """The terminal a person plays at: this command's stdin and stdout, both a terminal."""
+    import os
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        fail("--human needs a terminal: run arena play --human with its input and output at one (not a pipe)")
+    return os.dup(sys.stdin.fileno()), os.dup(sys.stdout.fileno())
 
 
 def playing_bot(ref: str, db: Path) -> Bot:

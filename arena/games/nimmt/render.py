@@ -441,3 +441,23 @@ def _cards(cards: Sequence[int], width: int) -> Text:
 
 def _indent(renderable: RenderableType) -> Padding:
     return Padding(renderable, (0, 0, 0, 2), expand=False)
+
+
+# --- a person's seat (``arena play --human``) ----------------------------------------------
+
+
+def seat_view(view: Any, kind: str, legal: Sequence[Any]) -> list[RenderableType]:
+    """What a person at the terminal is shown when asked: the rows as ``arena replay``
+    draws them, the hand, the scores and what may be answered."""
+    out: list[RenderableType] = [Text(f"round {view.round}, turn {view.turn}: your move ({kind})", style="bold")]
+    if view.rows:
+        out.append(rows_table(view.rows))
+    if kind == "row":
+        out.append(Text(f"your card {view.card} is lower than every row's end: take a row (0-3)"))
+    hand = Text("your hand: ")
+    for c in view.hand:
+        hand.append_text(card(c, 0))
+        hand.append(" ")
+    out.append(hand)
+    out.append(Text("heads: " + " · ".join(f"{chr(65 + s)} {h}" for s, h in enumerate(view.scores)), style="dim"))
+    return out

@@ -336,3 +336,24 @@ def round_end_table(round_log: RoundLog, labels: Sequence[str]) -> Table:
 
 def _chips(state: State, letters: Sequence[str]) -> str:
     return " · ".join(f"{letter} {c}" for letter, c in zip(letters, state.chips, strict=True))
+
+
+# --- a person's seat (``arena play --human``) ----------------------------------------------
+
+
+def seat_view(view: Any, kind: str, legal: Sequence[Any]) -> list[RenderableType]:
+    """What a person at the terminal is shown when asked: the table's runs as ``arena
+    replay`` draws them, the hand, the chips and what may be answered."""
+    out: list[RenderableType] = [Text(f"round {view.round}, turn {view.turn}: your move", style="bold")]
+    for s, strip in zip(SUITS, suit_strips([view.table.get(s) for s in SUITS]), strict=True):
+        out.append(Text(f"{s} ").append_text(strip))
+    hand = Text("your hand: ")
+    for c in view.hand:
+        hand.append(c, style=SUIT_STYLES[suit(c)])
+        hand.append(" ")
+    out.append(hand)
+    chips = " · ".join(
+        f"{chr(65 + s)} {c} ({n} cards)" for s, (c, n) in enumerate(zip(view.chips, view.hand_sizes, strict=True))
+    )
+    out.append(Text(f"chips: {chips} · pot {view.pot}", style="dim"))
+    return out
