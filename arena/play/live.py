@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from arena.play.referee import Observer
 from arena.play.replay import End, EventsLine, Header, Line, dumps
+from arena.sandbox.leftovers import pid_alive
 
 SUFFIX = "-live"
 """The live folder of ``arena.db`` is ``arena.db-live``."""
@@ -47,16 +48,6 @@ def folder_of(db: str | Path) -> Path:
     return db.with_name(db.name + SUFFIX)
 
 
-def is_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's: alive
-        return True
-    return True
-
-
 class LiveFolder:
     """Where this process publishes the games it plays. Its files go when it exits (a
     reader that has one open reads on), and the folder with the last of them."""
@@ -68,7 +59,7 @@ class LiveFolder:
         self._finished: deque[tuple[float, Path]] = deque()
         for entry in os.scandir(self.path):  # what processes that are gone left
             found = NAME.fullmatch(entry.name)
-            if found is not None and not is_alive(int(found[4])):
+            if found is not None and not pid_alive(int(found[4])):
                 Path(entry.path).unlink(missing_ok=True)
         atexit.register(self.close)
 

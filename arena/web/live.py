@@ -35,8 +35,9 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from arena.play.live import FINISHED, NAME, decode, folder_of, is_alive
+from arena.play.live import FINISHED, NAME, decode, folder_of
 from arena.play.replay import End, EventsLine, Header, Line, ReplayError, decode_line
+from arena.sandbox.leftovers import pid_alive
 from arena.web.errors import WebError
 from arena.web.viewer import Cut
 
@@ -159,7 +160,9 @@ class Watched:
             if isinstance(line, Header):
                 self._cut = Cut(self._feed, self.key)
                 self._steps = self._cut.steps()
-                self.meta = _event("meta", msgspec.json.encode({**self._cut.meta(), "live": True}))
+                # no seed: it deals every hand of the game (and of its deal's other rotations)
+                meta = {**self._cut.meta(), "seed": None, "live": True}
+                self.meta = _event("meta", msgspec.json.encode(meta))
                 self._update()
             elif self._cut is None or self._steps is None:
                 self.give_up("its live file does not start with a replay's header")
@@ -221,7 +224,7 @@ class Watched:
                         self.give_up("the game was given up before its end")
                     elif not chunk and time.monotonic() - asked > WRITER_CHECK_S:
                         asked = time.monotonic()
-                        if not is_alive(writer):
+                        if not pid_alive(writer):
                             self.give_up("the process playing it has stopped")
                     if chunk:
                         continue
@@ -332,7 +335,7 @@ class LiveGames:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) == FINISHED or not is_alive(int(name[4])):
+            if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) == FINISHED or not pid_alive(int(name[4])):
                 continue
             ident = (entry.name, info.st_ino)
             seen.add(ident)

@@ -175,6 +175,8 @@ def test_a_spectators_stream_holds_no_card_before_it_is_revealed(make_bot: MakeB
         assert shown["rows"] == truth["rows"] and shown["scores"] == truth["scores"], "the table as it is"
     streamed = b"".join(data for _, kind, data in events if kind != "end")
     assert b"HAND=" not in streamed and b"legal answers" not in streamed
+    assert full["seed"].encode() not in streamed, "the seed deals every hand: never shown live"
+    assert json.loads(events[0][2])["seed"] is None
     assert any(note["kind"] == "dropped" for frame in live for note in frame["notes"]), "the leaks were logged"
     assert embargoed.value.code == 404 and "other seat rotations" in embargoed.value.read().decode()
     assert end["frames_url"] == f"/api/games/{end['game_id']}/frames" and end["url"] == f"/games/{end['game_id']}"

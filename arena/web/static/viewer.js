@@ -113,7 +113,8 @@
     root.classList.add("rv", "rv-" + this.drawerName);
     root.setAttribute("data-frame-count", String(this.frames.length));
 
-    var meta = ["seed " + data.seed, "game " + data.game_no, plural(data.players, "seat")];
+    var meta = data.seed === null ? [] : ["seed " + data.seed]; // a live game's is kept back: it deals every hand
+    meta.push("game " + data.game_no, plural(data.players, "seat"));
     if (data.started) meta.push("started " + data.started.replace("T", " ").replace("+00:00", " UTC"));
     root.appendChild(h("header", { class: "rv-head" }, [
       h("h2", { class: "rv-title" }, [data.title, h("span", { class: "rv-variant", text: " \u00b7 " + data.variant })]),
