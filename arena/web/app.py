@@ -439,6 +439,7 @@ def create_app(
 
     def live_page(request: Request) -> Response:
         key = live_key(request)
+        live.find_file(key)  # no such game: its 404 page, not a viewer waiting for nothing
         return html(request, "live_game.html", key=key, events_url=f"/api/live/{key}/events", delay=live.delay)
 
     warmed = threading.Event()

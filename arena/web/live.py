@@ -348,8 +348,9 @@ class LiveGames:
             del self._headers[ident]
         return sorted(found, key=lambda g: (g.started, g.key))
 
-    def _file(self, key: str) -> Path:
-        """The file of game ``key``: the one being written, else the newest."""
+    def find_file(self, key: str) -> Path:
+        """The file of game ``key``: the one being written, else the newest (``WebError``
+        404: none)."""
         best: tuple[bool, float, Path] | None = None
         try:
             entries = list(os.scandir(self.folder))
@@ -375,7 +376,7 @@ class LiveGames:
         watched = self.watched.get(key)
         if watched is not None:
             return watched
-        path = self._file(key)  # no such game: a 404, however many are watched
+        path = self.find_file(key)  # no such game: a 404, however many are watched
         if len(self.watched) >= MAX_GAMES:
             raise WebError(503, f"{MAX_GAMES} live games are being watched already: try again soon")
         if self._tasks is None:

@@ -216,6 +216,7 @@ def test_a_game_stopped_midway_ends_its_streams_with_a_reason(make_bot: MakeBot,
         "/api/live/t1-m0-g0.1/events",
         "/api/live/t1-m0-g99/events",
         "/live/t1-m0-g0%00",
+        "/live/t1-m0-g99",
     ],
 )
 def test_a_live_game_that_is_not_there_is_a_404_in_one_line(tmp_path: Path, path: str) -> None:
