@@ -23,6 +23,8 @@
   var DWELL = { start: 1500, step: 1200, round_end: 2800, game_end: 3000 };
   /* How long a frame of each kind stays at 1x, in ms; a drawer adds its own kinds (dwell). */
   var DRAWER_URL = "/drawers/";
+  var LIVE_STEP_MS = 200; /* a live game's new frames, one after another, this far apart */
+  var LIVE_CATCH_UP = 12; /* more new frames than this at once: shown the newest at once */
   var REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
   function h(tag, attrs, children) {
@@ -379,8 +381,24 @@
     });
     this.scrub.max = String(this.frames.length - 1);
     this.root.setAttribute("data-frame-count", String(this.frames.length));
-    if (this.following) this.show(this.frames.length - 1, frames.length === 1);
+    if (this.following) this.catchUp();
     else this.syncControls();
+  };
+
+  /* While following a game being played, step to each new frame in turn (a turn's
+   * frames come together), sliding its pieces; a backlog longer than LIVE_CATCH_UP
+   * frames (a page opened mid-game) is jumped over to the newest. */
+  Viewer.prototype.catchUp = function () {
+    var self = this;
+    var behind = this.frames.length - 1 - this.index;
+    if (this.catching || !this.following || behind <= 0) return;
+    if (behind > LIVE_CATCH_UP) return this.show(this.frames.length - 1, false);
+    this.catching = true;
+    this.show(this.index + 1, true);
+    setTimeout(function () {
+      self.catching = false;
+      self.catchUp();
+    }, LIVE_STEP_MS);
   };
 
   /* FLIP: remember where every piece was, draw the new frame, then play each piece's move
