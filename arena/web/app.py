@@ -317,16 +317,14 @@ def create_app(
 
     def ladder(request: Request) -> LadderPage:
         data = pages.ladders.page(request.path_params.get("name"))
-        data.live = live_games(data.name)
-        return data
+        return msgspec.structs.replace(data, live=live_games(data.name))  # a copy: the page may be a cached one
 
     def tournaments(request: Request) -> TournamentsPage:
         return pages.tournaments.tournaments()
 
     def tournament(request: Request) -> TournamentPage:
         data = pages.tournaments.tournament(request.path_params["name"])
-        data.live = live_games(data.name)
-        return data
+        return msgspec.structs.replace(data, live=live_games(data.name))  # a copy: the page may be a cached one
 
     def gauntlet(request: Request) -> GauntletPage:
         return pages.tournaments.gauntlet(request.path_params["name"])

@@ -450,6 +450,13 @@ def seat_view(view: Any, kind: str, legal: Sequence[Any]) -> list[RenderableType
     """What a person at the terminal is shown when asked: the rows as ``arena replay``
     draws them, the hand, the scores and what may be answered."""
     out: list[RenderableType] = [Text(f"round {view.round}, turn {view.turn}: your move ({kind})", style="bold")]
+    if view.revealed:  # what every seat played last (for a row: this turn), in placement order
+        played = Text("this turn: " if kind == "row" else "last turn: ")
+        for c, seat in view.revealed[-1]:
+            played.append(f"{chr(65 + seat)} ")
+            played.append_text(card(c, 0))
+            played.append("  ")
+        out.append(played)
     if view.rows:
         out.append(rows_table(view.rows))
     if kind == "row":
