@@ -8,10 +8,12 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,7 +24,9 @@ from typing import Any
 
 import pytest
 
+from arena.play import replay
 from arena.play.live import folder_of
+from arena.store import Store
 from tests.conftest import MakeBot, serving
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -64,11 +68,11 @@ def bots(make_bot: MakeBot, seconds: float, leaky: bool = False) -> list[str]:
 
 
 @contextmanager
-def tournament(db: Path, folders: list[str], *extra: str) -> Iterator[subprocess.Popen[str]]:
+def tournament(db: Path, folders: list[str], sandbox: str = "local") -> Iterator[subprocess.Popen[str]]:
     """``arena tournament run`` of ``folders`` (one deal of one round each: 3 games) into ``db``."""
     process = subprocess.Popen(
         [ARENA, "tournament", "run", *folders, "--db", str(db), "--name", "watched", "--deals", "1"]
-        + ["--set", "rounds=1", "--sandbox", "local", "--concurrency", "1", *extra],
+        + ["--set", "rounds=1", "--sandbox", sandbox, "--concurrency", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -143,7 +147,10 @@ def table_cards(frame: dict[str, Any]) -> set[int]:
     return cards | {card for card, _seat in frame["revealed"]}
 
 
-def test_a_spectators_stream_holds_no_card_before_it_is_revealed(make_bot: MakeBot, tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_a_spectators_stream_holds_no_card_before_it_is_revealed(
+    make_bot: MakeBot, tmp_path: Path, sandbox: str
+) -> None:
     """Item 2's test. A bot that writes its hand to stdout and answers once illegally (the
     fault's message quotes its legal answers: its hand) plays; the stream of the game,
     read end to end, shows every hand as hidden cards, no card before the table shows it,
@@ -151,7 +158,7 @@ def test_a_spectators_stream_holds_no_card_before_it_is_revealed(make_bot: MakeB
     as it is public; the end names the stored game, whose hands wait (as on its page)
     while its deal's other rotations are played."""
     db = tmp_path / "arena.db"
-    with serving(db) as url, tournament(db, bots(make_bot, 0.05, leaky=True)) as process:
+    with serving(db) as url, tournament(db, bots(make_bot, 0.05, leaky=True), sandbox) as process:
         game = first_live(url, process)
         events = read_stream(url, game["key"])
         end = json.loads(events[-1][2])
@@ -182,6 +189,62 @@ def test_a_spectators_stream_holds_no_card_before_it_is_revealed(make_bot: MakeB
     assert end["frames_url"] == f"/api/games/{end['game_id']}/frames" and end["url"] == f"/games/{end['game_id']}"
     assert end["scores"] == full["result"]["scores"] and end["ranks"] == full["result"]["ranks"]
     assert any(card is not None for hand in full["frames"][0]["hands"] for card in hand), "hands, once all is played"
+
+
+PEEKER = """
+import os, sys
+from protocol.bot import Bot, run
+
+FOLDER = LIVE_FOLDER
+
+class Peeker(Bot):
+    asked = 0
+
+    def decide(self, kind, view, legal):
+        # once the other seats' slow turns have had the game's lines written: look for them
+        self.asked += 1
+        if self.asked == 4:
+            try:
+                names = os.listdir(FOLDER)
+                sys.stderr.write("LISTED %d\\n" % len(names))
+                for name in names:
+                    with open(os.path.join(FOLDER, name), "rb") as file:
+                        sys.stderr.write("LEAK %r\\n" % file.read(300))
+            except OSError as exc:
+                sys.stderr.write("SEALED %s\\n" % type(exc).__name__)
+            sys.stderr.flush()
+        return legal[0]
+
+run(Peeker())
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_a_bot_cannot_read_the_live_folder_of_its_own_game(make_bot: MakeBot, sandbox: str) -> None:
+    """Attack: the live folder holds every hand of the game being played. A bot told its
+    exact path (as if it guessed it) tries to list and read it mid-game, in bubblewrap
+    and in Docker: it finds nothing, while the files are there. The database sits in a
+    folder anyone may enter (pytest's own is root's alone), so that only the sandbox and
+    the live folder's modes stand in the way."""
+    open_dir = Path(tempfile.mkdtemp(prefix="arena-test-live-"))
+    open_dir.chmod(0o755)
+    db = open_dir / "arena.db"
+    peeker = make_bot("peeker", PEEKER.replace("LIVE_FOLDER", repr(str(folder_of(db)))))  # fresh content: a new image
+    others = [str(make_bot(f"slow{i}", SLOW.replace("SECONDS", "0.1"))) for i in range(2)]
+    with tournament(db, [str(peeker), *others], sandbox) as process:
+        assert process.wait(timeout=600) == 0, process.stdout.read() if process.stdout else ""
+    with Store(db) as store:
+        (watched,) = [t for t in store.list_tournaments() if t.name == "watched"]
+        game_id = store.game_id_of(watched.id, 0, 0)
+        assert game_id is not None
+        lines = replay.loads(store.replay(game_id))
+    header, end = lines[0], lines[-1]
+    assert isinstance(header, replay.Header) and isinstance(end, replay.End)
+    seat = [s.name for s in header.seats].index("peeker")
+    said = end.stderr[seat]
+    shutil.rmtree(open_dir, ignore_errors=True)
+    assert "SEALED" in said, said
+    assert "LISTED" not in said and "LEAK" not in said
 
 
 def test_every_turn_is_shown_no_sooner_than_the_delay_after_it_was_played(make_bot: MakeBot, tmp_path: Path) -> None:
