@@ -42,6 +42,11 @@ NAME = re.compile(r"t(\d+)-m(\d+)-g(\d+)\.(\d+)\.jsonl")
 """A live file's name: tournament, match, game and the writing process."""
 
 
+def key_of(name: re.Match[str]) -> str:
+    """A live file's game as the web names it (``t3-m12-g4``), from its ``NAME`` match."""
+    return f"t{name[1]}-m{name[2]}-g{name[3]}"
+
+
 def folder_of(db: str | Path) -> Path:
     """The live folder of database ``db``."""
     db = Path(db)

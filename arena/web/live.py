@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import stat
 import time
 from collections import deque
@@ -35,7 +36,7 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from arena.play.live import FINISHED, NAME, decode, folder_of
+from arena.play.live import FINISHED, NAME, decode, folder_of, key_of
 from arena.play.replay import End, EventsLine, Header, Line, ReplayError, decode_line
 from arena.sandbox.leftovers import pid_alive
 from arena.web.errors import WebError
@@ -318,24 +319,33 @@ class LiveGames:
         """Where the games' readers run (the app's lifespan)."""
         self._tasks = tasks
 
-    def games(self, tournament_id: int | None = None) -> list[LiveGame]:
-        """The games being played now (of one tournament), oldest first: files not
-        finished whose writer is alive."""
-        found: list[LiveGame] = []
-        seen: set[tuple[str, int]] = set()
+    def _files(self) -> Iterator[tuple[re.Match[str], os.DirEntry[str], os.stat_result]]:
+        """The folder's live files, with their names read: regular files named as the
+        referee's side names them (a link, a folder, anything else: never)."""
         try:
             entries = list(os.scandir(self.folder))
         except OSError:
-            return []
+            return
         for entry in entries:
             name = NAME.fullmatch(entry.name)
-            if name is None or (tournament_id is not None and int(name[1]) != tournament_id):
+            if name is None:
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) == FINISHED or not pid_alive(int(name[4])):
+            if stat.S_ISREG(info.st_mode):
+                yield name, entry, info
+
+    def games(self, tournament_id: int | None = None) -> list[LiveGame]:
+        """The games being played now (of one tournament), oldest first: files not
+        finished whose writer is alive."""
+        found: list[LiveGame] = []
+        seen: set[tuple[str, int]] = set()
+        for name, entry, info in self._files():
+            if tournament_id is not None and int(name[1]) != tournament_id:
+                continue
+            if stat.S_IMODE(info.st_mode) == FINISHED or not pid_alive(int(name[4])):
                 continue
             ident = (entry.name, info.st_ino)
             seen.add(ident)
@@ -351,25 +361,14 @@ class LiveGames:
     def find_file(self, key: str) -> Path:
         """The file of game ``key``: the one being written, else the newest (``WebError``
         404: none)."""
-        best: tuple[bool, float, Path] | None = None
-        try:
-            entries = list(os.scandir(self.folder))
-        except OSError:
-            entries = []
-        for entry in entries:
-            name = NAME.fullmatch(entry.name)
-            if name is None or f"t{name[1]}-m{name[2]}-g{name[3]}" != key:
-                continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                rank = (stat.S_IMODE(info.st_mode) != FINISHED, info.st_mtime, Path(entry.path))
-                best = rank if best is None or rank > best else best
-        if best is None:
+        ranked = [
+            (stat.S_IMODE(info.st_mode) != FINISHED, info.st_mtime, Path(entry.path))
+            for name, entry, info in self._files()
+            if key_of(name) == key
+        ]
+        if not ranked:
             raise WebError(404, f"no game {key} is being played (the live page lists those that are)")
-        return best[2]
+        return max(ranked)[2]
 
     def watch(self, key: str) -> Watched:
         """Game ``key`` read for spectators, from its first line."""
@@ -415,7 +414,7 @@ class LiveGames:
         return events()
 
 
-def _listed(path: Path, name: Any) -> LiveGame | None:
+def _listed(path: Path, name: re.Match[str]) -> LiveGame | None:
     """A live file's game as a listing shows it, from its header line (None: none yet)."""
     try:
         with open(path, "rb") as file:
@@ -427,7 +426,7 @@ def _listed(path: Path, name: Any) -> LiveGame | None:
     if not isinstance(header, Header) or not first.endswith(b"\n"):
         return None
     return LiveGame(
-        key=f"t{name[1]}-m{name[2]}-g{name[3]}",
+        key=key_of(name),
         tournament_id=int(name[1]),
         match_no=int(name[2]),
         game_no=int(name[3]),

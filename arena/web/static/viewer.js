@@ -779,13 +779,7 @@
       draw();
       if (viewer) viewer.ended();
       if (!ended.frames_url) return note(root, "The game has ended.", null);
-      fetch(ended.frames_url, { headers: { Accept: "application/json" } })
-        .then(function (response) {
-          return response.json().catch(function () { return {}; }).then(function (body) {
-            if (!response.ok) throw new Error(body.error || "HTTP " + response.status);
-            return body;
-          });
-        })
+      fetchJSON(ended.frames_url)
         .then(withDrawer)
         .then(function (data) {
           var at = viewer && !viewer.following ? viewer.index : data.frames.length - 1;
@@ -808,6 +802,16 @@
       // retries a stream that was open; one that never opened is over
       if (source.readyState === EventSource.CLOSED && !viewer) fail(root, "no such game is being played");
     };
+  }
+
+  /* The JSON at ``url``; an error answer's own words (``error``) as the failure. */
+  function fetchJSON(url) {
+    return fetch(url, { headers: { Accept: "application/json" } }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (body) {
+        if (!response.ok) throw new Error(body.error || body.detail || "HTTP " + response.status);
+        return body;
+      });
+    });
   }
 
   /* A line above the viewer once its live game has ended, linking the stored game. */
@@ -836,13 +840,7 @@
     var url = root.getAttribute("data-frames-url");
     if (!url) return fail(root, "no data-frames-url and no embedded data");
     root.appendChild(h("p", { class: "rv-loading", text: "Loading the replay\u2026" }));
-    fetch(url, { headers: { Accept: "application/json" } })
-      .then(function (response) {
-        return response.json().catch(function () { return {}; }).then(function (body) {
-          if (!response.ok) throw new Error(body.error || body.detail || "HTTP " + response.status);
-          return body;
-        });
-      })
+    fetchJSON(url)
       .then(withDrawer)
       .then(function (data) { window.replayViewer = new Viewer(root, data); })
       .catch(function (error) { fail(root, error.message); });
