@@ -9,6 +9,8 @@ it is passed, never through the referee's pipes, which carry the protocol as a b
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +31,7 @@ ISOLATION = "a person at the terminal (the arena's own program, as its user)"
 def person_bot(game: str) -> Bot:
     """The person's seat as a bot: a folder of its manifest alone."""
     folder = Path(tempfile.mkdtemp(prefix="arena-person-"))
+    atexit.register(shutil.rmtree, folder, True)  # the arena's own folder: gone with the command
     manifest = f'name = "{NAME}"\nversion = "1"\nlanguage = "python"\nrun = "python3 -m arena.play.human"\n'
     (folder / "bot.toml").write_text(manifest + f'games = ["{game}"]\n')
     return load_bot(folder)
