@@ -129,7 +129,7 @@ def play(
             terminal = _terminal()
             if human_seat > len(bots):
                 fail(f"--human-seat {human_seat}: there are {len(bots) + 1} seats, 0 to {len(bots)}")
-            bots.insert(human_seat, person_bot(chosen))
+            bots.insert(human_seat, person_bot())
             limits = msgspec.structs.replace(limits, move_ms=round(human_time * 1000))
         rules = get_game(chosen).rules
         settings = options.settings()
@@ -138,9 +138,9 @@ def play(
         spec = MatchSpec(chosen, settings, bots, single_game(bots, seed), limits, fair_time=options.fair_time)
         sandbox = open_sandbox(options.sandbox)
         if human:
-            from arena.play.person import WithPerson
+            from arena.play.person import WithPerson, at_terminal
 
-            sandbox = WithPerson(sandbox, bots[human_seat], chosen, *terminal)
+            sandbox = WithPerson(sandbox, bots[human_seat], at_terminal(chosen, *terminal))
         prepare(sandbox, bots)
         labels = seat_labels([b.name for b in bots])
         isolations = sorted({sandbox.isolation_for(b) for b in bots})

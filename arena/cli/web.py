@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli.common import DEFAULT_DB, DbOption, console, err_console, fail, user_errors
+from arena.cli.options import DEFAULTS, SandboxOption
 
 
 async def _until_stopped() -> None:
@@ -51,6 +52,21 @@ LiveDelayOption = Annotated[
     ),
 ]
 
+PlayOption = Annotated[
+    bool,
+    typer.Option(
+        "--play",
+        help="Let visitors play against the bots of a board (/play): the server plays and stores those games.",
+    ),
+]
+PlayTablesOption = Annotated[
+    int, typer.Option("--play-tables", help="With --play: games with people at once, at most.", min=1, max=64)
+]
+PlayTimeOption = Annotated[
+    float,
+    typer.Option("--play-time", help="With --play: a person's seconds for a move.", min=1.0, max=3600.0),
+]
+
 
 def serve(
     db: DbOption = DEFAULT_DB,
@@ -61,6 +77,10 @@ def serve(
     max_upload_mb: MaxUploadMbOption = 20.0,
     upload_seconds: UploadSecondsOption = 120.0,
     live_delay: LiveDelayOption = 0.0,
+    play: PlayOption = False,
+    play_tables: PlayTablesOption = 4,
+    play_time: PlayTimeOption = 120.0,
+    sandbox_name: SandboxOption = DEFAULTS.sandbox,
 ) -> None:
     """Serve the leaderboards, tournaments, bots and replays as web pages and JSON.
 
@@ -68,7 +88,9 @@ def serve(
     Serving never writes to the database, so it can run beside a tournament; with
     --submissions it writes the authors' submissions, and nothing else. The games being
     played beside the database are shown as they are (/live), hands hidden until each
-    ends, --live-delay seconds late.
+    ends, --live-delay seconds late. With --play a visitor picks bots of a board and plays
+    them in the browser (the bots in --sandbox); those games are stored on boards of their
+    own, marked "with people".
     """
     import trio
     from hypercorn.config import Config
@@ -95,8 +117,15 @@ def serve(
 
         limits = dataclasses.replace(UploadLimits(), packed_bytes=round(max_upload_mb * 2**20))
         submit = SubmitOptions(per_hour, limits, body_seconds=upload_seconds)
+    offer = None
+    if play:
+        from arena.cli.sandbox import open_sandbox
+        from arena.web.play import PlayOptions
+
+        with user_errors():
+            offer = PlayOptions(open_sandbox(sandbox_name), play_tables, play_time)
     with user_errors():
-        web_app: Any = asgi_app(db, submit=submit, live_delay=live_delay)
+        web_app: Any = asgi_app(db, submit=submit, live_delay=live_delay, play=offer)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
@@ -105,7 +134,9 @@ def serve(
             url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"
             console.print(
                 f"serving [bold]{db}[/] at [link={url}]{url}[/link]"
-                + (" (taking submissions; Ctrl-C stops)" if submissions else " (read-only; Ctrl-C stops)"),
+                + (" (taking submissions; Ctrl-C stops)" if submissions else "")
+                + (" (people play at /play; Ctrl-C stops)" if play else "")
+                + (" (read-only; Ctrl-C stops)" if not (play or submissions) else ""),
                 soft_wrap=True,
             )
             if binds and len(binds) > 1:

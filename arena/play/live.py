@@ -127,8 +127,10 @@ class Published(Observer):
     in all, and one over before ``WRITE_EVERY_S`` never (it is stored a moment later),
     so publishing costs such a referee next to nothing."""
 
-    def __init__(self, inner: Observer, folder: LiveFolder, name: str) -> None:
+    def __init__(self, inner: Observer, folder: LiveFolder, name: str, every: float | None = None) -> None:
         self.inner = inner
+        self.every = WRITE_EVERY_S if every is None else every
+        """``WRITE_EVERY_S``, or 0 for a game a person plays: each turn written at once."""
         self.folder = folder
         self.name = name
         self.live: LiveFile | None = None
@@ -150,7 +152,7 @@ class Published(Observer):
             if self.live is not None:
                 self._write()
             self.close()
-        elif isinstance(line, EventsLine) and now - self.written >= WRITE_EVERY_S:
+        elif isinstance(line, EventsLine) and now - self.written >= self.every:
             self._write()
 
     def _write(self) -> None:

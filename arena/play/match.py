@@ -45,6 +45,8 @@ class MatchSpec(msgspec.Struct, frozen=True):
     fair_time: bool = True
     """Freeze each bot while it is not being asked, and let no more bots think at once
     than there are cores (see docs/design.md, Fair time)."""
+    bot_limits: dict[int, TimeLimits] = {}
+    """Limits of their own for some bots, by index (a person's seat): the others have ``limits``."""
     live: str = ""
     """The name its games are published under for spectators (``t3-m12``: match 12 of
     tournament 3), where the player publishes (``arena.play.live``); empty: none."""

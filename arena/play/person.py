@@ -14,41 +14,49 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
 
 from arena.bots import Bot, load_bot
 from arena.play.human import NAME
-from arena.sandbox.base import Sandbox
+from arena.sandbox.base import BotProcess, Sandbox
 from arena.sandbox.local import LocalProcess
 from arena.sandbox.reaper import Reaper
 
 ISOLATION = "a person at the terminal (the arena's own program, as its user)"
 
 
-def person_bot(game: str) -> Bot:
-    """The person's seat as a bot: a folder of its manifest alone."""
+def person_bot(name: str = NAME) -> Bot:
+    """The person's seat as a bot: a folder of its manifest alone, the same for every
+    game (so that one stored bot is every person's seat)."""
+    from arena.games.registry import games
+
     folder = Path(tempfile.mkdtemp(prefix="arena-person-"))
     atexit.register(shutil.rmtree, folder, True)  # the arena's own folder: gone with the command
-    manifest = f'name = "{NAME}"\nversion = "1"\nlanguage = "python"\nrun = "python3 -m arena.play.human"\n'
-    (folder / "bot.toml").write_text(manifest + f'games = ["{game}"]\n')
+    manifest = f'name = "{name}"\nversion = "1"\nlanguage = "python"\nrun = "python3 -m arena.play.human"\n'
+    (folder / "bot.toml").write_text(manifest + f"games = {list(games())!r}\n".replace("'", '"'))
     return load_bot(folder)
 
 
-class WithPerson:
-    """``inner`` for the bots, the terminal for ``person`` (see the module)."""
+SeatStart = Callable[[trio.Nursery, int], Awaitable[BotProcess]]
+"""Starts a person's seat (its helper tasks in the nursery, lines capped at the int)."""
 
-    def __init__(self, inner: Sandbox, person: Bot, game: str, read_fd: int, write_fd: int) -> None:
+
+class WithPerson:
+    """``inner`` for the bots, ``start`` for ``person``'s seat (the terminal's program,
+    or a web page's relay), described as ``isolation``."""
+
+    def __init__(self, inner: Sandbox, person: Bot, start: SeatStart, isolation: str = ISOLATION) -> None:
         self.inner = inner
         self.person = person
-        self.game = game
-        self.fds = (read_fd, write_fd)
+        self.start_person = start
+        self.person_isolation = isolation
         self.isolation = inner.isolation
 
     def isolation_for(self, bot: Bot) -> str:
-        return ISOLATION if bot.path == self.person.path else self.inner.isolation_for(bot)
+        return self.person_isolation if bot.path == self.person.path else self.inner.isolation_for(bot)
 
     def prepare(self, bot: Bot, progress: Callable[[str], None] = print) -> None:
         if bot.path != self.person.path:
@@ -57,20 +65,27 @@ class WithPerson:
     def sdk_fix(self) -> str:
         return self.inner.sdk_fix()
 
-    async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> LocalProcess:
+    async def start(self, bot: Bot, nursery: trio.Nursery, max_line: int) -> BotProcess:
         if bot.path != self.person.path:
-            return await self.inner.start(bot, nursery, max_line)  # type: ignore[return-value]
-        read, write = self.fds
+            return await self.inner.start(bot, nursery, max_line)
+        return await self.start_person(nursery, max_line)
+
+
+def at_terminal(game: str, read_fd: int, write_fd: int) -> SeatStart:
+    """The terminal's seat: the arena's program (``arena.play.human``), given the
+    terminal's descriptors, in a session of its own."""
+
+    async def start(nursery: trio.Nursery, max_line: int) -> BotProcess:
         argv = [
             sys.executable,
             "-m",
             "arena.play.human",
             "--game",
-            self.game,
+            game,
             "--read",
-            str(read),
+            str(read_fd),
             "--write",
-            str(write),
+            str(write_fd),
         ]
         proc = await trio.lowlevel.open_process(
             argv,
@@ -78,9 +93,11 @@ class WithPerson:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            pass_fds=self.fds,
+            pass_fds=(read_fd, write_fd),
         )
         Reaper.watch("pg", proc.pid)
         process = LocalProcess(proc, max_line, ISOLATION, None, None, None, nested=False)
         nursery.start_soon(process.pump_stderr)
         return process
+
+    return start

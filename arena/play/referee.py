@@ -34,7 +34,7 @@ import trio
 from arena.bots import Bot
 from arena.games import AnyRules, Decision
 from arena.games.registry import get_game
-from arena.play.match import GameResult, GameSpec, MatchResult, MatchSpec
+from arena.play.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
 from arena.play.replay import (
     FORMAT,
     DecisionLine,
@@ -592,16 +592,17 @@ class _Referee:
         """Start a process for the bot's games from ``position`` to the end of their life
         and greet it, within the start-up limit; frozen once greeted, under fair time."""
         games = min(end for end in self._next_life.values() if end > position) - position
+        limits = self._limits_of(player)
         hello = Hello(
             protocol=PROTOCOL_VERSION,
             game=self.spec.game,
             settings=self.settings_dict,
             seat=self.spec.games[position].seats.index(player.index),
             players=self.seat_count,
-            limits=Limits(self.limits.move_ms, self.limits.bank_ms, self.limits.startup_ms, self.spec.max_line),
+            limits=Limits(limits.move_ms, limits.bank_ms, limits.startup_ms, self.spec.max_line),
             games=games,
         )
-        deadline = trio.current_time() + self.limits.startup_ms / 1000
+        deadline = trio.current_time() + limits.startup_ms / 1000
         launch = _Launch()
         with trio.move_on_at(deadline) as scope:
             try:
@@ -610,7 +611,7 @@ class _Referee:
                 launch.error = exc
                 return launch
         if scope.cancelled_caught:
-            message = f"no hello answer within {self.limits.startup_ms} ms of start"
+            message = f"no hello answer within {limits.startup_ms} ms of start"
             launch.fault = Faulted("timeout", message, None, "timeout")
             return launch
         process = launch.process
@@ -657,6 +658,14 @@ class _Referee:
         player.start_fault = player.fault(faulted.kind, faulted.message, faulted.line)
         player.dead = faulted.message
 
+    def _limits_of(self, player: _Player) -> TimeLimits:
+        """The bot's own limits (a person's seat has longer ones), else the match's."""
+        return self.spec.bot_limits.get(player.index, self.limits)
+
+    def _clock(self, player: _Player) -> _Clock:
+        limits = self._limits_of(player)
+        return _Clock(limits.move_ms, limits.bank_ms)
+
     async def _send(self, player: _Player, data: bytes, thaw: Callable[[], None] | None = None) -> None:
         """Send what is queued for the bot and ``data``, in one write; a bot that stopped
         reading its input for a whole move time is given up on. ``thaw``: see ``Transport.send``."""
@@ -664,7 +673,7 @@ class _Referee:
         if player.dead or player.process is None:
             return
         try:
-            await player.process.send(data, self.limits.move_ms / 1000, thaw)
+            await player.process.send(data, self._limits_of(player).move_ms / 1000, thaw)
         except BotGone as exc:
             player.dead = f"gone: {exc}"
 
@@ -673,7 +682,7 @@ class _Referee:
     async def _play_game(self, position: int) -> GameResult:
         game_spec, game_no = self.spec.games[position], self.game_nos[position]
         game = self.game
-        seats = [_Seat(self.players[i], _Clock(self.limits.move_ms, self.limits.bank_ms)) for i in game_spec.seats]
+        seats = [_Seat(self.players[i], self._clock(self.players[i])) for i in game_spec.seats]
         players = len(seats)
         replay = _ReplayWriter(
             Header(
@@ -770,7 +779,7 @@ class _Referee:
         self.request_id += 1
         pending = Pending(self.request_id, turn.decision.kind, self.game.legal(state, seat_no))
         view = self.game.view(state, seat_no)
-        return move, pending, pending.request(view, self.limits.move_ms, seats[seat_no].clock.bank_ms)
+        return move, pending, pending.request(view, seats[seat_no].clock.move_ms, seats[seat_no].clock.bank_ms)
 
     async def _ask(
         self, turn: _Turn, move: _Move, pending: Pending, request: bytes, seats: Sequence[_Seat], replay: _ReplayWriter

@@ -23,7 +23,15 @@ check) build on ``Store``.
 
 from __future__ import annotations
 
-from arena.store.board_keys import board_key, board_label, board_settings, board_variant, canonical_board
+from arena.store.board_keys import (
+    PEOPLE,
+    board_key,
+    board_label,
+    board_settings,
+    board_variant,
+    canonical_board,
+    with_people,
+)
 from arena.store.connection import name_faults, tidy_wal
 from arena.store.errors import ReplayPruned, StoreError
 from arena.store.leases import LEASE_BEAT, LEASE_TIMEOUT
@@ -68,10 +76,12 @@ __all__ = [
     "StoredSeat",
     "Tournament",
     "board_key",
+    "PEOPLE",
     "board_label",
     "board_settings",
     "board_variant",
     "canonical_board",
+    "with_people",
     "now",
     "snapshots_of",
     "tidy_wal",

@@ -28,6 +28,17 @@ def _variants(game: str) -> tuple[str, ...]:
     return ("standard",) if record is None else record.variants
 
 
+PEOPLE = "people"
+"""The last part of a board of games with a person at the table (``arena serve --play``):
+such games are rated on a board of their own, never on the bots' board of their rules."""
+
+
+def with_people(variant: str) -> tuple[str, bool]:
+    """A board's ``variant`` without its people mark, and whether it had one."""
+    head, comma, last = variant.rpartition(",")
+    return (head, True) if comma and last == PEOPLE else (variant, False)
+
+
 def _setting_text(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
@@ -69,7 +80,7 @@ def board_settings(game: str, variant: str) -> dict[str, Any]:
     defaults = setting_defaults(game)
     if defaults is None:
         raise StoreError(f"unknown game {game!r} in board {game}/{variant}")
-    base, *parts = variant.split(",")
+    base, *parts = with_people(variant)[0].split(",")
     if "=" in base or base in defaults:  # "GAME/target=50": the variant left out
         base, parts = "standard", [base, *parts]
     variants = _variants(game)
@@ -98,7 +109,8 @@ def canonical_board(key: str) -> str:
     """``key`` (``GAME/VARIANT[,SETTING...]``, a bare ``GAME/VARIANT`` or ``GAME``, the
     settings in any order) as ``board_key`` writes it, or ``StoreError``."""
     game, _, variant = key.partition("/")
-    return board_key(game, board_settings(game, variant or "standard"))
+    rules, people = with_people(variant or "standard")
+    return board_key(game, board_settings(game, rules)) + f",{PEOPLE}" * people
 
 
 def board_label(key: str) -> str:
@@ -106,7 +118,8 @@ def board_label(key: str) -> str:
     is not ``standard``, then each setting as the record words it (``setting_words``),
     joined by `` · `` (``Title standard · end at 50``)."""
     game, _, variant = key.partition("/")
-    base, *parts = (variant or "standard").split(",")
+    rules, people = with_people(variant or "standard")
+    base, *parts = rules.split(",")
     record = _game(game)
     title = game if record is None else record.title
     words = [f"{title} {base}" if len(_variants(game)) > 1 or base != "standard" else title]
@@ -114,4 +127,4 @@ def board_label(key: str) -> str:
         name, equals, value = part.partition("=")
         say = None if record is None else record.setting_words.get(name)
         words.append(part if say is None else say(value if equals else "true"))
-    return " · ".join(words)
+    return " · ".join(words + ["with people"] * people)

@@ -9,7 +9,7 @@ import sqlite3
 from typing import Any
 
 from arena.deals import commitment
-from arena.store.board_keys import board_variant, setting_defaults
+from arena.store.board_keys import PEOPLE, board_variant, setting_defaults
 from arena.store.errors import StoreError
 from arena.store.leases import Leases
 from arena.store.records import PAUSED, NodeActivity, Tournament, now
@@ -37,7 +37,8 @@ class Tournaments(Leases):
     ) -> Tournament:
         """A new tournament, running. Its ``variant`` (and its games') is stored as its board,
         ``board_variant(game, settings)``, whatever variant name is passed: the settings
-        decide which leaderboard its games join. ``secret``: what its deals derive from
+        decide which leaderboard its games join (marked ``,people`` for a config that holds
+        ``"people"``: games with a person are kept off the bots' boards). ``secret``: what its deals derive from
         (``arena.deals``; None: from ``seed``, known to whoever chose it), ``committed``
         what is published of it (by default its ``commitment``)."""
         exists = StoreError(f"a tournament named {name!r} exists: --resume finishes it, or choose another --name")
@@ -45,6 +46,8 @@ class Tournaments(Leases):
             raise exists
         if setting_defaults(game) is not None:
             variant = board_variant(game, settings)
+        if PEOPLE in config:  # games with a person at the table: a board of their own
+            variant += f",{PEOPLE}"
         try:
             with self.transaction():
                 self.db.execute(

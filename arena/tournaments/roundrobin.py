@@ -24,7 +24,7 @@ from arena.bots import Bot
 from arena.play import replay as replay_files
 from arena.play.live import LiveFolder, Published
 from arena.play.match import GameResult, MatchSpec, TimeLimits
-from arena.play.referee import TimedGames, play_match
+from arena.play.referee import Observer, TimedGames, play_match
 from arena.sandbox.base import Sandbox
 from arena.store import FAULT_KINDS, FinishedGame, SeatResult, Store, StoredBot, StoreError, Tournament
 from arena.tournaments.plan import schedule_of
@@ -143,9 +143,14 @@ class OnThisMachine:
     """Matches played here, sharing the machine's thinking slots (one per core), their
     games published to ``live`` as they are played (``arena.play.live``)."""
 
-    def __init__(self, sandbox: Sandbox, concurrency: int, live: LiveFolder | None = None) -> None:
+    def __init__(
+        self, sandbox: Sandbox, concurrency: int, live: LiveFolder | None = None, live_every: float | None = None
+    ) -> None:
         self.sandbox = sandbox
         self.live = live
+        self.live_every = live_every
+        """How often, at most, a game's turns are written for spectators (0: each at once;
+        None: ``live.WRITE_EVERY_S``)."""
         self.at_once = max(1, concurrency)
         self.slots = trio.Semaphore(os.cpu_count() or 1)
         self.node = socket.gethostname()
@@ -153,7 +158,9 @@ class OnThisMachine:
 
     async def play(self, spec: MatchSpec, bots: list[StoredBot], game_over: GameOver) -> None:
         timed = TimedGames(lambda result, ms: game_over(result, self.node, ms, None))
-        observer = timed if self.live is None or not spec.live else Published(timed, self.live, spec.live)
+        observer: Observer = timed
+        if self.live is not None and spec.live:
+            observer = Published(timed, self.live, spec.live, self.live_every)
         try:  # each game goes on as it ends; the match keeps none (flat memory)
             await play_match(spec, self.sandbox, observer, self.slots if spec.fair_time else None, keep_games=False)
         finally:

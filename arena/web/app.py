@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ import jinja2
 import msgspec
 import trio
 from starlette.applications import Starlette
+from starlette.datastructures import Headers as StarletteHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
@@ -58,6 +59,8 @@ from arena.web.pages.games import GAMES_LIMIT, DuplicatePage, GamePage, GamePage
 from arena.web.pages.ladders import LadderPage, Ladders
 from arena.web.pages.site import Site, game_title, interval_range, score_of, variants_of
 from arena.web.pages.tournaments import GauntletPage, TournamentPage, TournamentPages, TournamentsPage
+from arena.web.play import PlayOptions, Tables, cookie_of
+from arena.web.play import routes as play_routes
 from arena.web.rendered import Renderer
 from arena.web.submit import COOKIE, PRIVATE, SubmitOptions, Writer
 from arena.web.submit import routes as submission_routes
@@ -78,6 +81,8 @@ SECURITY_HEADERS = [
 
 LIVE_KEY = re.compile(r"t\d{1,18}-m\d{1,9}-g\d{1,9}")
 """A live game's name: game 4 of match 12 of tournament 3 is ``t3-m12-g4``."""
+PLAY_STREAM = re.compile(r"/api/play/([A-Za-z0-9_-]{1,40})/(seat|events)")
+"""A person's streams: their seat's state, and the table as their seat sees it."""
 LIVE_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-store"),
@@ -246,12 +251,17 @@ class Pages:
 
 
 def create_app(
-    db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None, live_delay: float = 0.0
+    db_path: str | Path,
+    warm_up: bool = True,
+    submit: SubmitOptions | None = None,
+    live_delay: float = 0.0,
+    play: PlayOptions | None = None,
 ) -> Starlette:
     """The site over the database at ``db_path`` (which need not exist yet) and the
     games being played beside it (``arena.web.live``, each turn shown ``live_delay``
     seconds after it was played); with ``submit``, also the door through which authors
-    submit bots (``arena.web.submit``)."""
+    submit bots (``arena.web.submit``); with ``play``, games against the bots for
+    visitors (``arena.web.play``)."""
     writer = None if submit is None else Writer(Path(db_path), submit)  # creates the database
     site = Site(Path(db_path))
     pages = Pages(site)
@@ -261,6 +271,7 @@ def create_app(
             return store.game_id_of(tournament_id, match_no, game_no)
 
     live = LiveGames(db_path, live_delay, stored_game)
+    tables = None if play is None else Tables(Path(db_path), play, live)
     tournament_names: dict[int, str] = {}
     renderer = Renderer(_environment())
 
@@ -280,6 +291,7 @@ def create_app(
             submissions=writer is not None,
             account=signed_in,
             has_ladder=bool(pages.ladders.names()),  # the header links the ladder when there is one
+            play=tables is not None,
         )
         body = renderer.render(template, context)
         return HTMLResponse(body, code, headers=PRIVATE if signed_in is not None or personal(request) else None)
@@ -506,6 +518,8 @@ def create_app(
     ]  # and /api/live/KEY/events, answered before the pages' middleware (asgi_app)
     if writer is not None:
         routes[:0] = [*submission_routes(writer, site.db), *author_routes(writer, site.db, html, pages.bots.standing)]
+    if tables is not None:
+        routes[:0] = play_routes(tables, site, html)
 
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, WebError):
@@ -533,6 +547,8 @@ def create_app(
             threading.Thread(target=_warm_up, args=(pages, warmed), daemon=True, name="arena-warm-up").start()
         async with anyio.create_task_group() as tasks:
             live.attach(tasks)  # the live games' readers
+            if tables is not None:
+                tables.attach(tasks)  # the games with people
             yield
             tasks.cancel_scope.cancel()
         site.db.close()
@@ -547,6 +563,7 @@ def create_app(
     app.state.site = site
     app.state.pages = pages
     app.state.live = live
+    app.state.tables = tables
     return app
 
 
@@ -639,15 +656,19 @@ GZIP_MIN_BYTES = 1024
 
 
 def asgi_app(
-    db_path: str | Path, warm_up: bool = True, submit: SubmitOptions | None = None, live_delay: float = 0.0
+    db_path: str | Path,
+    warm_up: bool = True,
+    submit: SubmitOptions | None = None,
+    live_delay: float = 0.0,
+    play: PlayOptions | None = None,
 ) -> ASGIApp:
     """What ``arena serve`` serves: the app, identical requests asked together answered
     by one computation (``coalesce``), its answers tagged for conditional requests (on
     the uncompressed body), gzipped when the client takes it, then the headers. A live
     game's stream goes around the pages' middleware (``LiveStreams``)."""
-    app = create_app(db_path, warm_up, submit, live_delay)
+    app = create_app(db_path, warm_up, submit, live_delay, play)
     pages = GZipMiddleware(Conditional(Coalesce(app)), minimum_size=GZIP_MIN_BYTES)
-    return Headers(LiveStreams(app.state.live, pages))
+    return Headers(LiveStreams(app.state.live, pages, app.state.tables))
 
 
 class LiveStreams:
@@ -656,22 +677,21 @@ class LiveStreams:
     stream has nothing to tag, share or compress, and it sends a message per turn to
     every spectator: the pages' middleware would cost the server a third of its time."""
 
-    def __init__(self, live: LiveGames, pages: ASGIApp) -> None:
+    def __init__(self, live: LiveGames, pages: ASGIApp, tables: Tables | None = None) -> None:
         self.live = live
         self.pages = pages
+        self.tables = tables
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if not (path.startswith("/api/live/") and path.endswith("/events")):
+        played = self.tables is not None and PLAY_STREAM.fullmatch(path)
+        if not (played or path.startswith("/api/live/") and path.endswith("/events")):
             await self.pages(scope, receive, send)
             return
-        key = path.removeprefix("/api/live/").removesuffix("/events")
         try:
             if scope["method"] != "GET":
                 raise WebError(405, f"{scope['method']} {shown(path)}: a live game's stream is read with GET")
-            if LIVE_KEY.fullmatch(key) is None:
-                raise WebError(404, f"no live game {shown(key[:40])!r} (a live game is named like t3-m12-g4)")
-            events = await self.live.stream(key)
+            events = await self._events(path, scope)
         except WebError as exc:
             body = msgspec.json.encode({"error": exc.message})
             await send({"type": "http.response.start", "status": exc.status, "headers": JSON_HEADERS})
@@ -691,3 +711,15 @@ class LiveStreams:
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             tasks.cancel_scope.cancel()
+
+    async def _events(self, path: str, scope: Scope) -> AsyncGenerator[bytes, None]:
+        """A spectator's stream of a live game, or a seat's own streams (its state, its table)."""
+        played = PLAY_STREAM.fullmatch(path)
+        if played is not None and self.tables is not None:
+            table_id, which = played[1], played[2]
+            table = self.tables.find(table_id, cookie_of(StarletteHeaders(scope=scope), table_id))
+            return await (self.tables.seat_stream(table) if which == "seat" else self.tables.board_stream(table))
+        key = path.removeprefix("/api/live/").removesuffix("/events")
+        if LIVE_KEY.fullmatch(key) is None:
+            raise WebError(404, f"no live game {shown(key[:40])!r} (a live game is named like t3-m12-g4)")
+        return await self.live.stream(key)

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from arena.games import registry
-from arena.store import GameFilter, Store, StoreError, board_settings, board_variant
+from arena.store import GameFilter, Store, StoreError, canonical_board
 from arena.web.errors import WebError
 
 FILTERS = ("tournament", "bot", "opponent", "board", "faults", "from", "to")
@@ -129,7 +129,7 @@ def check_board(game: str | None, variant: str | None) -> str | None:
     if game is None:
         raise WebError(400, f"variant={variant} needs a game= as well")
     try:
-        return board_variant(game, board_settings(game, variant))
+        return canonical_board(f"{game}/{variant}").partition("/")[2]
     except StoreError as exc:
         raise WebError(400, str(exc)) from None
 

@@ -112,9 +112,12 @@ class _Feed:
 class Watched:
     """One live game read for everyone who watches it."""
 
-    def __init__(self, key: str, path: Path) -> None:
+    def __init__(self, key: str, path: Path, seat: int | None = None) -> None:
         self.key = key
         self.path = path
+        self.seat = seat
+        """Cut for the player of this seat (its own hand shown), else for spectators."""
+        self.name = key if seat is None else f"{key}/{seat}"
         self.meta: bytes | None = None
         self.frames: list[bytes] = []
         """Each public frame, as the ``frame`` event every stream is sent."""
@@ -170,7 +173,7 @@ class Watched:
             elif isinstance(line, EventsLine):
                 step_frames = next(self._steps)
                 for frame in step_frames:  # "at": when its turn was played (unix seconds)
-                    shown = {**self._cut.public(frame), "at": at}
+                    shown = {**self._cut.public(frame, self.seat), "at": at}
                     self.frames.append(_event("frame", msgspec.json.encode(shown)))
                     self.times.append(at)
                 self._update()
@@ -370,9 +373,9 @@ class LiveGames:
             raise WebError(404, f"no game {key} is being played (the live page lists those that are)")
         return max(ranked)[2]
 
-    def watch(self, key: str) -> Watched:
-        """Game ``key`` read for spectators, from its first line."""
-        watched = self.watched.get(key)
+    def watch(self, key: str, seat: int | None = None) -> Watched:
+        """Game ``key`` read for spectators (or for the player of ``seat``), from its first line."""
+        watched = self.watched.get(key if seat is None else f"{key}/{seat}")
         if watched is not None:
             return watched
         path = self.find_file(key)  # no such game: a 404, however many are watched
@@ -380,7 +383,8 @@ class LiveGames:
             raise WebError(503, f"{MAX_GAMES} live games are being watched already: try again soon")
         if self._tasks is None:
             raise WebError(503, "the live games are not read by this server")
-        watched = self.watched[key] = Watched(key, path)
+        watched = Watched(key, path, seat)
+        self.watched[watched.name] = watched
         self._tasks.start_soon(watched.follow, self)
         return watched
 
@@ -390,20 +394,22 @@ class LiveGames:
         return 0 if watched is None else watched.watchers
 
     def forget(self, watched: Watched) -> None:
-        if self.watched.get(watched.key) is watched:
-            del self.watched[watched.key]
+        if self.watched.get(watched.name) is watched:
+            del self.watched[watched.name]
 
-    async def stream(self, key: str) -> AsyncGenerator[bytes, None]:
-        """Game ``key``'s events for one spectator (``WebError`` for no such game, or too many)."""
+    async def stream(self, key: str, seat: int | None = None) -> AsyncGenerator[bytes, None]:
+        """Game ``key``'s events for one spectator (``WebError`` for no such game, or too
+        many), or for the player of ``seat``: its own hand shown, no delay."""
         if self.streams >= MAX_STREAMS:
             raise WebError(503, f"{MAX_STREAMS} people are watching live games already: try again soon")
-        watched = self.watch(key)
+        watched = self.watch(key, seat)
+        delay = self.delay if seat is None else 0.0
         self.streams += 1
         watched.watchers += 1
 
         async def events() -> AsyncGenerator[bytes, None]:
             try:
-                async with contextlib.aclosing(watched.stream(self.delay)) as chunks:
+                async with contextlib.aclosing(watched.stream(delay)) as chunks:
                     async for chunk in chunks:
                         yield chunk
             finally:

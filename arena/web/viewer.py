@@ -100,14 +100,15 @@ class Cut:
             **self.heading.extra,
         }
 
-    def public(self, frame: Frame) -> Frame:
+    def public(self, frame: Frame, seat: int | None = None) -> Frame:
         """What a spectator may see of ``frame`` while its game is played: every seat's
         entries of the game's private fields hidden (a hand shows as that many unknown
         cards, ``null``), of a fault or a dropped line only its kind (the referee's
         message quotes the legal answers, a seat's hand), and for the generic frames,
-        which show the answers as they were given, no answer. ``frame`` is untouched."""
+        which show the answers as they were given, no answer. ``frame`` is untouched.
+        With ``seat``: what that seat's player sees, its own entries as they are."""
         hidden = {entry.rpartition(".")[2] for entry in self.record.private}
-        shown: Frame = _hide(frame, hidden)
+        shown: Frame = _hide(frame, hidden, seat)
         shown["notes"] = [{"seat": n["seat"], "kind": n["kind"]} for n in frame.get("notes", [])]
         if self.part.drawer == "generic":
             shown["answers"] = [{"seat": a["seat"], "answer": None} for a in frame.get("answers", [])]
@@ -184,19 +185,23 @@ class Cut:
         return decision, notes
 
 
-def _hide(value: Any, hidden: set[str]) -> Any:
+def _hide(value: Any, hidden: set[str], seat: int | None = None) -> Any:
     """``value`` with the entries of every field named in ``hidden`` replaced by ``null``s,
-    as many as there were (a list of hands: each hand's cards), at any depth."""
+    as many as there were (a list of hands: each hand's cards), at any depth; but
+    ``seat``'s own entry."""
     if isinstance(value, dict):
-        return {key: _blank(item) if key in hidden else _hide(item, hidden) for key, item in value.items()}
+        return {key: _blank(item, seat) if key in hidden else _hide(item, hidden, seat) for key, item in value.items()}
     if isinstance(value, list):
-        return [_hide(item, hidden) for item in value]
+        return [_hide(item, hidden, seat) for item in value]
     return value
 
 
-def _blank(entries: Any) -> Any:
+def _blank(entries: Any, seat: int | None) -> Any:
     if isinstance(entries, list):
-        return [[None] * len(entry) if isinstance(entry, list) else None for entry in entries]
+        return [
+            entry if i == seat else [None] * len(entry) if isinstance(entry, list) else None
+            for i, entry in enumerate(entries)
+        ]
     return None
 
 

@@ -26,7 +26,7 @@ from arena.boards.standings import (
     leaderboard,
 )
 from arena.games import registry
-from arena.store import Store, StoredGame, Tournament, board_label
+from arena.store import PEOPLE, Store, StoredGame, Tournament, board_label
 from arena.tournaments.plan import schedule_of
 from arena.web.board_stamps import BoardStamps, Tallies, agrees, merged, read_after, tallied
 from arena.web.database import STALE, Cached, Database, Lru, Revalidating
@@ -148,11 +148,11 @@ def listed(game: StoredGame) -> dict[str, Any]:
 def deal_still_played(store: Store, game: StoredGame, group: int) -> WebError | None:
     """A game whose deal has rotations still to be played (its tournament has not
     finished): its seed, replay and frames would tell a spectator every hand of those
-    games, so they wait until all are played."""
+    games, so they wait until all are played. A game with a person is its deal's only game."""
     if group >= len(game.seats):
         return None
     tournament = store.get_tournament(game.tournament)
-    if tournament is None or tournament.status == "finished":
+    if tournament is None or tournament.status == "finished" or PEOPLE in tournament.config:
         return None
     return WebError(
         404,
