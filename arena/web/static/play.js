@@ -43,6 +43,7 @@
 
     function clear() {
       Array.prototype.slice.call(root.querySelectorAll("[data-play-ask]")).forEach(function (n) { n.remove(); });
+      root.removeAttribute("data-ask");
       if (timer) clearInterval(timer);
       timer = null;
     }
@@ -68,6 +69,7 @@
     function show(ask) {
       clear();
       asked = ask;
+      root.setAttribute("data-ask", String(ask.id));
       var buttons = ask.legal.map(function (answer, i) {
         var b = h("button", { type: "button", class: "play-answer", "data-answer": JSON.stringify(answer), text: label(answer) });
         b.addEventListener("click", function () { send(answer); });
