@@ -82,7 +82,10 @@ def serve(db: Path) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([ARENA, "serve", "--db", str(db), "--port", str(port)], stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [ARENA, "serve", "--db", str(db), "--port", str(port), "--play", "--sandbox", "local"],
+        stdout=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -173,10 +176,35 @@ def shoot_live(driver: Any, db: Path, work: Path, url: str, out: Path) -> None:
         playing.wait(timeout=60)
 
 
+def shoot_play(driver: Any, url: str, out: Path) -> None:
+    """A person's table against two bots of the main board, a few moves in, asked again."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.set_window_size(1280, 900)
+    driver.get(url + "/play?board=nimmt/standard")
+    driver.find_element(By.CSS_SELECTOR, "button.play-start").click()
+    wait = WebDriverWait(driver, 60, poll_frequency=0.1)
+    seat = "return document.getElementById('play-seat').getAttribute('data-ask')"
+    answered: set[str] = set()
+    for move in range(5):
+        ask = wait.until(lambda d: (lambda a: a if a and a not in answered else False)(d.execute_script(seat)))
+        if move < 4:
+            driver.find_elements(By.CSS_SELECTOR, "button.play-answer")[-1].click()
+            answered.add(ask)
+    time.sleep(1.5)  # the table's last turn drawn
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1280, min(height, 1500))
+    time.sleep(0.3)
+    driver.save_screenshot(str(out))
+    print("wrote", out, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs/screenshots")
     parser.add_argument("--db", type=Path, help="use (or make and keep) this database")
+    parser.add_argument("--only", choices=["play"], help="take this screenshot alone")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="arena-shots-"))
     work.chmod(0o755)
@@ -190,6 +218,9 @@ def main() -> None:
         try:
             import json
 
+            if args.only == "play":
+                shoot_play(driver, url, args.out / "play.png")
+                return
             with urllib.request.urlopen(f"{url}/api/bots/flaky") as response:
                 faulty_game = json.loads(response.read())["fault_record"][0]["game"]
             # Step the viewer to a moment with cards on the rows (its keys: → steps).
@@ -213,6 +244,7 @@ def main() -> None:
                 shoot(driver, url + path, args.out / f"{name}.png", width, height, prepare)
             shoot(driver, url + "/leaderboard", args.out / "leaderboard-dark.png", 1280, 1100, theme="dark")
             shoot_live(driver, db, work, url, args.out / "live.png")
+            shoot_play(driver, url, args.out / "play.png")
         finally:
             driver.quit()
             proc.terminate()

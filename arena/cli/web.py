@@ -86,7 +86,7 @@ def serve(
 
     A missing database is no error: the pages say so until a tournament creates it.
     Serving never writes to the database, so it can run beside a tournament; with
-    --submissions it writes the authors' submissions, and nothing else. The games being
+    --submissions it writes the authors' submissions, with --play the games people play, and nothing else. The games being
     played beside the database are shown as they are (/live), hands hidden until each
     ends, --live-delay seconds late. With --play a visitor picks bots of a board and plays
     them in the browser (the bots in --sandbox); those games are stored on boards of their
