@@ -225,10 +225,12 @@ async def play_and_store(
     loaded: list[Bot],
     progress: Progress,
     game_nos: list[int],
+    bot_limits: dict[int, TimeLimits] | None = None,
 ) -> int:
     """Play games ``game_nos`` of ``match`` (``bots`` and ``loaded``: the bots its indices
     name, stored and loaded), rotation by rotation, each handed to ``writer`` as it
-    ends; returns how many.
+    ends; returns how many. ``bot_limits``: limits of their own for some of the match's
+    bots (a person's seat).
     A round robin plays its schedule through it, the ladder one table at a time."""
     recorder = _Recorder(writer, tournament, match, bots, progress)
     spec = MatchSpec(
@@ -239,6 +241,7 @@ async def play_and_store(
         config.limits,
         fair_time=config.fair_time,
         live=f"t{tournament.id}-m{match.match_no}",
+        bot_limits=bot_limits or {},
     )
     await player.play(spec, recorder.match_bots, recorder.game_over)
     return recorder.stored

@@ -39,6 +39,7 @@ import trio
 
 from arena.bots import Bot
 from arena.games.registry import get_game
+from arena.play.live import LiveFolder, publish_beside
 from arena.play.match import GameSpec, TimeLimits
 from arena.play.person import WithPerson, person_bot
 from arena.sandbox.base import Sandbox
@@ -313,6 +314,7 @@ class Tables:
         self._matches: dict[int, int] = {}
         """The last match number given out, by people's tournament."""
         self._person: Bot | None = None
+        self._live: LiveFolder | None = None
 
     def attach(self, tasks: anyio.abc.TaskGroup) -> None:
         self._tasks = tasks
@@ -357,53 +359,42 @@ class Tables:
         return table
 
     async def _play(self, table: Table, variant: str, settings: dict[str, Any], bots: list[StoredBot]) -> None:
-        store: Store | None = None
+        store = await trio.to_thread.run_sync(Store, self.db)
         try:
-            opened, tournament, match_no, person = await trio.to_thread.run_sync(
-                self._seat_table, table, variant, settings
+            tournament, match_no, person = await trio.to_thread.run_sync(
+                self._seat_table, store, table, variant, settings
             )
-            store = opened
             table.live = f"t{tournament.id}-m{match_no}-g0"
-            seated = list(bots)
-            seated.insert(table.seat, person)
+            seated = [*bots[: table.seat], person, *bots[table.seat :]]
             loaded = await trio.to_thread.run_sync(lambda: [b.load() for b in seated])
-            seat_ids = list(range(len(seated)))
-            match = Match(match_no, seat_ids, [GameSpec(secrets.randbits(48), seat_ids)], [match_no])
-            person_limits = TimeLimits(round(self.options.move_s * 1000), 0, 10_000)
             sandbox: Sandbox = self.options.sandbox
-            for bot in loaded:
-                if bot.path != loaded[table.seat].path:
-                    await trio.to_thread.run_sync(sandbox.prepare, bot, log.info)
+            for bot in loaded[: table.seat] + loaded[table.seat + 1 :]:
+                await trio.to_thread.run_sync(sandbox.prepare, bot, log.info)
 
             async def start_seat(nursery: trio.Nursery, max_line: int) -> BrowserSeat:
                 seat = BrowserSeat(table, table.game, max_line)
                 nursery.start_soon(seat.relay)
                 return seat
 
-            player = OnThisMachine(
-                WithPerson(sandbox, loaded[table.seat], start_seat, ISOLATION), 1, self.live_folder(), live_every=0.0
-            )
+            with_person = WithPerson(sandbox, loaded[table.seat], start_seat, ISOLATION)
+            player = OnThisMachine(with_person, 1, self._live_folder(), live_every=0.0)
+            seats = list(range(len(seated)))
+            match = Match(match_no, seats, [GameSpec(secrets.randbits(48), seats)], [match_no])
             config = TournamentConfig(bots=[b.ref for b in seated], table_size=len(seated), deals=1)
-            writer = GameWriter(opened)
+            person_limits = TimeLimits(round(self.options.move_s * 1000), 0, 10_000)
+            writer = GameWriter(store)
             table.state = "playing"
             table.update()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(writer.run)
                 try:
                     await play_and_store(
-                        _WithSeatLimits(player, table.seat, person_limits),
-                        writer,
-                        tournament,
-                        config,
-                        match,
-                        seated,
-                        loaded,
-                        Progress(),
-                        [0],
-                    )
+                        player, writer, tournament, config, match, seated, loaded, Progress(), [0],
+                        bot_limits={table.seat: person_limits},
+                    )  # fmt: skip
                 finally:
                     writer.close()
-            table.game_id = await trio.to_thread.run_sync(opened.game_id_of, tournament.id, match_no, 0)
+            table.game_id = await trio.to_thread.run_sync(store.game_id_of, tournament.id, match_no, 0)
             table.state = "over" if table.game_id is not None else "failed"
             if table.game_id is None:
                 table.message = "the game could not be played to its end"
@@ -414,40 +405,34 @@ class Tables:
             table.ask = None
             table.ended_at = time.time()
             table.update()
-            if store is not None:
-                store.close()
+            store.close()
 
-    def live_folder(self) -> Any:
-        from arena.play.live import publish_beside
-
-        return publish_beside(self.db)
+    def _live_folder(self) -> LiveFolder | None:
+        """The live folder beside the database (made by the first table), where the
+        tables' games are published: the seat's table is drawn from it."""
+        if self._live is None:
+            self._live = publish_beside(self.db)
+        return self._live
 
     def _seat_table(
-        self, table: Table, variant: str, settings: dict[str, Any]
-    ) -> tuple[Store, Tournament, int, StoredBot]:
+        self, store: Store, table: Table, variant: str, settings: dict[str, Any]
+    ) -> tuple[Tournament, int, StoredBot]:
         """The people's tournament of the board (made the first time), the table's match
         number, and the person's seat as a stored bot."""
-        store = Store(self.db)
-        try:
-            with self._lock:
-                if self._person is None:
-                    self._person = person_bot(PERSON)
-                person = store.add_bot(self._person.path)
-                name = f"people-{table.game}-{variant.replace(',', '-')}"
-                tournament = store.get_tournament(name)
-                if tournament is None:
-                    config = {PEOPLE: {"move_ms": round(self.options.move_s * 1000)}}
-                    tournament = store.create_tournament(
-                        name, table.game, variant, settings, secrets.randbits(31), config
-                    )
-                last = self._matches.get(tournament.id)
-                if last is None:
-                    last = max((m for m, _ in store.done_games(tournament.id)), default=0)
-                self._matches[tournament.id] = match_no = last + 1
-        except BaseException:
-            store.close()
-            raise
-        return store, tournament, match_no, person
+        with self._lock:
+            if self._person is None:
+                self._person = person_bot(PERSON)
+            person = store.add_bot(self._person.path)
+            name = f"people-{table.game}-{variant.replace(',', '-')}"
+            tournament = store.get_tournament(name)
+            if tournament is None:
+                config = {PEOPLE: {"move_ms": round(self.options.move_s * 1000)}}
+                tournament = store.create_tournament(name, table.game, variant, settings, secrets.randbits(31), config)
+            last = self._matches.get(tournament.id)
+            if last is None:
+                last = max((m for m, _ in store.done_games(tournament.id)), default=0)
+            self._matches[tournament.id] = match_no = last + 1
+        return tournament, match_no, person
 
     async def seat_stream(self, table: Table) -> AsyncGenerator[bytes, None]:
         """The seat's page's events: the table's state whenever it changes."""
@@ -484,21 +469,6 @@ class Tables:
                 break
             await anyio.sleep(0.05)
         raise WebError(404, "this game's table is not being played")
-
-
-class _WithSeatLimits:
-    """A player whose matches give one seat (the person's) limits of its own."""
-
-    def __init__(self, inner: OnThisMachine, seat: int, limits: TimeLimits) -> None:
-        self.inner = inner
-        self.seat = seat
-        self.limits = limits
-        self.at_once = inner.at_once
-        self.nodes = inner.nodes
-
-    async def play(self, spec: Any, bots: Any, game_over: Any) -> None:
-        spec = msgspec.structs.replace(spec, bot_limits={self.seat: self.limits})
-        await self.inner.play(spec, bots, game_over)
 
 
 # --- the pages --------------------------------------------------------------------------
