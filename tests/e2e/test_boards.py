@@ -33,7 +33,7 @@ from arena.boards.columns import STANDINGS, columns_of
 from arena.boards.show import natural_width, render_board, render_table
 from arena.boards.standings import BOARD_REVISION, Row, board_scope, leaderboard, parse_anchor
 from arena.games.registry import get_game, registered
-from arena.store import SCHEMA_VERSION, Store, StoreError, board_key, board_label, canonical_board
+from arena.store import SCHEMA_VERSION, Store, StoreError, board_key, board_label, canonical_board, with_people
 
 from ..conftest import SAMPLES
 from ..games.liars_dice.record import LIARS_DICE
@@ -146,6 +146,15 @@ def test_board_keys_and_labels() -> None:
     assert canonical_board("nimmt/standard,cards_per_turn=2,keep_rows") == "nimmt/standard,keep_rows,cards_per_turn=2"
     assert canonical_board("sixes/chips=15") == "sixes/standard,chips=15"
     assert canonical_board("nimmt/standard,end_score=66") == "nimmt/standard", "a default is no setting"
+    # Games with people (arena serve --play): their rule set's board, marked, kept apart.
+    assert canonical_board("nimmt/rounds=3,end_score=66,people") == "nimmt/standard,rounds=3,people"
+    assert canonical_board("sixes/chips=15,people") == "sixes/standard,chips=15,people"
+    assert board_label("nimmt/standard,rounds=3,people") == "6 nimmt! standard · 3 rounds · with people"
+    assert board_label("sixes/standard,people") == "Sixes · with people"
+    assert with_people("standard,rounds=3,people") == ("standard,rounds=3", True)
+    assert with_people("standard,rounds=3") == ("standard,rounds=3", False)
+    with pytest.raises(StoreError, match="unknown setting 'people'"):
+        canonical_board("nimmt/standard,people,rounds=3")  # the mark is the key's last part
     for bad, needle in [
         ("nimmt/fast", "unknown variant 'fast'"),
         ("nimmt/standard,colour=red", "unknown setting 'colour'"),

@@ -217,3 +217,26 @@ async def test_a_spare_that_fails_its_hello_is_started_again(autojump_clock: tri
     assert second.statuses[1].status == "disqualified"
     assert [f.kind for f in second.statuses[1].faults] == ["timeout"]
     assert third.statuses[1].status == "ok", "started again, it plays"
+
+
+async def test_a_bot_with_limits_of_its_own_is_timed_by_them(autojump_clock: trio.testing.MockClock) -> None:
+    """A person's seat has limits of its own (``MatchSpec.bot_limits``): told them in its
+    hello and each request, and timed by them, while the others keep the match's."""
+    bots = [scripted_bot("person"), scripted_bot("bot")]
+    scripts = {"person": first_legal(3.0), "bot": first_legal(3.0)}  # both think 3 s a move
+    spec = MatchSpec(
+        "nimmt",
+        {"rounds": 1},
+        bots,
+        single_game(bots, 5),
+        TimeLimits(1000, 0, 10_000),
+        bot_limits={0: TimeLimits(5000, 0, 10_000)},
+    )
+    sandbox = ScriptedSandbox(scripts)
+    result = await play_match(spec, sandbox, inbox=MemoryInbox())
+    person, bot = sandbox.started["person"][0], sandbox.started["bot"][0]
+    assert person.received[0]["limits"]["move_ms"] == 5000 and bot.received[0]["limits"]["move_ms"] == 1000
+    assert {r["move_ms"] for r in person.requests} == {5000} and {r["move_ms"] for r in bot.requests} == {1000}
+    assert faults_of(result, 0) == [] and result.games[0].statuses[0].status == "ok"
+    assert [f.kind for f in faults_of(result, 1)] == ["timeout"] * 3
+    assert moves_of(result, 0)[0] == (3000.0, False) and moves_of(result, 1)[0] == (1000.0, True)
