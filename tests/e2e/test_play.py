@@ -372,3 +372,29 @@ def test_in_a_browser_a_person_plays_a_game_to_the_end(browser: Any, make_bot: M
         link[0].click()
         wait.until(lambda _: "/games/" in browser.current_url)
         assert "with people" in browser.page_source
+
+
+def test_a_person_plays_sixes_to_the_end(tmp_path: Path) -> None:
+    """Item 5 for the other game: the sample Sixes bots, the person shown their run-table
+    view and the cards they may lay, the game stored on Sixes' board with people."""
+    db = tmp_path / "arena.db"
+    subprocess.run(
+        [ARENA, "tournament", "run", "sample_bots/sixes-heuristic", "sample_bots/sixes-random", "--db", str(db)]
+        + ["--deals", "1", "--set", "max_rounds=3", "--sandbox", "local"],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    with serving(db, extra=("--play", "--sandbox", "local")) as url:
+        seat = Seat(url, ["sixes-heuristic:1.0.0", "sixes-random:1.0.0"], seat="2", board="sixes/standard,max_rounds=3")
+        board: list[tuple[str, Any]] = []
+        reader = read_board(seat, board)
+        asks, last = play_through(seat, lambda ask: ask["legal"][0])
+        reader.join(60)
+        stored = json.loads(urllib.request.urlopen(url + "/api" + last["game_url"]).read())
+    assert last["state"] == "over" and stored["variant"] == "standard,max_rounds=3,people"
+    assert asks and all("your hand" in a["picture"] and a["what"] == "a card" for a in asks)
+    shown = [data for kind, data in board if kind == "frame"]
+    assert shown and all(c is None for f in shown for hand in f["hands"][:2] for c in hand), "no other hand"
+    assert any(f["hands"][2] for f in shown) and all(c is not None for f in shown for c in f["hands"][2])
