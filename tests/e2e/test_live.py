@@ -104,6 +104,21 @@ def first_live(url: str, process: subprocess.Popen[str], game_no: int | None = N
     raise AssertionError("no game was live in 120 s")
 
 
+def sse_events(answer: http.client.HTTPResponse) -> Iterator[tuple[str, bytes]]:
+    """A server-sent events stream's events, ``(kind, data)``, as they come (the
+    stream's end is not seen: the connection is kept alive; the caller stops)."""
+    kind, data = "", b""
+    while raw := answer.fp.readline():
+        line = raw.rstrip(b"\n")
+        if line.startswith(b"event: "):
+            kind = line[7:].decode()
+        elif line.startswith(b"data: "):
+            data = line[6:]
+        elif not line and kind:
+            yield kind, data
+            kind, data = "", b""
+
+
 def read_stream(url: str, key: str) -> list[tuple[float, str, bytes]]:
     """Every event of a live game's stream, with when it was received, to its last."""
     host = url.removeprefix("http://")
@@ -112,21 +127,10 @@ def read_stream(url: str, key: str) -> list[tuple[float, str, bytes]]:
     answer = connection.getresponse()
     assert answer.status == 200 and answer.getheader("content-type", "").startswith("text/event-stream")
     events: list[tuple[float, str, bytes]] = []
-    kind, data = "", b""
-    while True:
-        raw = answer.fp.readline()
-        if not raw:
+    for kind, data in sse_events(answer):
+        events.append((time.time(), kind, data))
+        if kind in ("end", "gone"):
             break
-        line = raw.rstrip(b"\n")
-        if line.startswith(b"event: "):
-            kind = line[7:].decode()
-        elif line.startswith(b"data: "):
-            data = line[6:]
-        elif not line and kind:
-            events.append((time.time(), kind, data))
-            if kind in ("end", "gone"):
-                break
-            kind, data = "", b""
     connection.close()
     return events
 

@@ -21,7 +21,7 @@ import pytest
 
 from arena.store import Store
 from tests.conftest import MakeBot, serving
-from tests.e2e.test_live import read_stream
+from tests.e2e.test_live import read_stream, sse_events
 
 ARENA = str(Path(sys.executable).parent / "arena")
 BOARD = "nimmt/standard,rounds=1"
@@ -104,17 +104,9 @@ class Seat:
         )
         answer = connection.getresponse()
         assert answer.status == 200, answer.read()
-        kind, data = "", b""
         try:
-            while raw := answer.fp.readline():
-                line = raw.rstrip(b"\n")
-                if line.startswith(b"event: "):
-                    kind = line[7:].decode()
-                elif line.startswith(b"data: "):
-                    data = line[6:]
-                elif not line and kind:
-                    yield kind, json.loads(data)
-                    kind, data = "", b""
+            for kind, data in sse_events(answer):
+                yield kind, json.loads(data)
         finally:
             connection.close()
 
