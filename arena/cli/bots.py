@@ -33,6 +33,36 @@ bot_app = typer.Typer(help="Bots: store them, list them, build their images.", n
 
 
 ForceOption = Annotated[bool, typer.Option(help="Rebuild even if it is there.")]
+NameArgument = Annotated[str, typer.Argument(help="The bot's name (its folder's too).", metavar="NAME")]
+LangOption = Annotated[str, typer.Option("--lang", help="Its language: python, javascript or c.", metavar="LANG")]
+NewGameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--game", help="The game it plays (`arena games` lists them; default: the first).", show_default=False
+    ),
+]
+DirOption = Annotated[Path, typer.Option("--dir", help="The folder to make it in.")]
+
+
+@bot_app.command("new")
+def bot_new(
+    name: NameArgument,
+    lang: LangOption = "python",
+    game: NewGameOption = None,
+    parent: DirOption = Path("."),
+) -> None:
+    """Start a bot: a folder NAME that passes `arena bot check` as it is (its bot.toml, a
+    bot that plays legal answers, the language's small SDK, a README of the commands)."""
+    from arena.bots.starter import new_bot
+    from arena.games.registry import games
+
+    game = game or next(iter(games()))
+    if game not in games():
+        fail(f"--game {game}: the arena plays {', '.join(games())}")
+    with user_errors():
+        folder = new_bot(parent, name, lang, game)
+    console.print(f"made {escape(str(folder))}/: edit its decide, then", soft_wrap=True)
+    console.print(f"  arena bot check {escape(str(folder))}", soft_wrap=True)
 
 
 @bot_app.command("build")

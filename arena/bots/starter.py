@@ -1,0 +1,104 @@
+"""``arena bot new``: a bot folder that passes ``arena bot check`` as it is, in one of the
+kit's languages: its manifest, a bot that answers legally, the language's small SDK
+(the standard library only) and a page on building, running, testing and submitting it.
+
+The kit's files are in ``starters/<language>/``; ``@NAME@``, ``@GAME@`` and ``@TITLE@``
+in them become the bot's name, its game and the game's title.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.bots import NAME_RULE, BotError, valid_name
+
+KIT = Path(__file__).resolve().parent / "starters"
+
+
+@dataclass(frozen=True)
+class Language:
+    """What a bot of one language needs in its manifest, and how its author works."""
+
+    manifest: str
+    """``language`` in bot.toml."""
+    run: str
+    build: str = ""
+    edit: str = "bot.py"
+    """The file the author edits: its ``decide``."""
+    sdk: str = ""
+    """The kit's SDK file, where the language has one of its own."""
+
+
+LANGUAGES = {
+    "python": Language("python", "python3 bot.py", sdk="the arena's `protocol` package (in every sandbox)"),
+    "javascript": Language("javascript", "node bot.js", edit="bot.js", sdk="sdk.js"),
+    "c": Language("c", "./bot", build="make", edit="bot.c", sdk="sdk.h"),
+}
+
+
+def new_bot(parent: Path, name: str, language: str, game: str) -> Path:
+    """Write bot ``name``'s folder in ``parent`` (``BotError`` for a name against the rule,
+    a language the kit lacks, or a folder already there)."""
+    from arena.games.registry import get_game
+
+    if not valid_name(name):
+        raise BotError(f"{name!r}: a bot's name is {NAME_RULE}")
+    kind = LANGUAGES.get(language)
+    if kind is None:
+        raise BotError(f"--lang {language}: the kit has {', '.join(LANGUAGES)}")
+    folder = parent / name
+    if folder.exists():
+        raise BotError(f"{folder}: already there (choose another name, or remove it)")
+    title = get_game(game).title
+    folder.mkdir(parents=True)
+    try:
+        for source in sorted((KIT / language).iterdir()):
+            text = source.read_text().replace("@NAME@", name).replace("@GAME@", game).replace("@TITLE@", title)
+            (folder / source.name).write_text(text)
+        manifest = f'name = "{name}"\nversion = "0.1.0"\nlanguage = "{kind.manifest}"\n'
+        manifest += f'build = "{kind.build}"\n' * bool(kind.build)
+        manifest += f'run = "{kind.run}"\ngames = ["{game}"]\n'
+        manifest += f'description = "A {title} bot in {language} (arena bot new)."\n'
+        (folder / "bot.toml").write_text(manifest)
+        (folder / "README.md").write_text(readme(name, language, game, title))
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return folder
+
+
+def readme(name: str, language: str, game: str, title: str) -> str:
+    """The folder's page: what is in it, and the commands from editing to submitting."""
+    kind = LANGUAGES[language]
+    build = (
+        f"`{kind.build}` builds it (the arena runs `build` itself, in each sandbox, before the bot plays);"
+        f" `make clean` removes what it made.\n\n"
+        if kind.build
+        else ""
+    )
+    return f"""# {name}
+
+A {title} bot in {language}, made by `arena bot new`. It plays the first legal answer:
+edit `decide` in `{kind.edit}` to make it better. The protocol is in `{kind.sdk}`: it reads
+each request (one JSON object a line on stdin), asks `decide`, writes the answer (one
+line on stdout). Print anything of your own to stderr. docs/protocol.md lists every
+field of the view, docs/rules.md the rules.
+
+{build}## Run and test it
+
+    arena bot check {name}                         # the conformance battery: pass or fail
+    arena play {name} {name} --game {game}     # one game against itself, every round printed
+    arena play {name} {name} --game {game} --sandbox docker
+
+`arena bot check` runs the bot as a tournament does (in Docker where an engine runs,
+else in bubblewrap) and says what is wrong with one line a check.
+
+## Submit it
+
+    arena submit {name} --server https://ARENA --token-file TOKEN
+
+Raise `version` in `bot.toml` for each new version: a league keeps one snapshot per
+name and version.
+"""
