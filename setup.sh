@@ -3,11 +3,14 @@
 #
 # - a virtualenv in .venv with the arena and its test tools;
 # - as root on Debian: bubblewrap and libseccomp2 (the local sandbox), the toolchains of the sample
-#   bots (nodejs, gcc, make, libc6-dev, perl, ruby), docker.io and debootstrap;
+#   bots and of the author's kit (nodejs, gcc, g++, golang-go, rustc, a JDK, make,
+#   libc6-dev, perl, ruby), docker.io and debootstrap;
 #   a Docker engine started without a default bridge (bots never get a network);
-#   and the base image bots run on, with Ruby added to its extra runtimes for the
-#   sample bot in Ruby (`arena image build --with +ruby`, about two minutes once;
-#   ARENA_IMAGE_PACKAGES=ruby,golang sets the whole list instead);
+#   and the base image bots run on, with Ruby, g++, Go, Rust and a JDK added to its
+#   extra runtimes for the sample bot in Ruby and the kit's C++, Go, Rust and Java bots
+#   (`arena image build --with +ruby,g++,golang-go,rustc,default-jdk-headless`, a few
+#   minutes once;
+#   ARENA_IMAGE_PACKAGES=ruby,golang-go sets the whole list instead);
 #   Chromium and its driver for the browser tests.
 # ARENA_NO_DOCKER=1 skips the Docker part, ARENA_NO_BROWSER=1 the browser.
 set -euo pipefail
@@ -47,6 +50,11 @@ if is_root; then
     [ -e /usr/include/stdio.h ] || missing+=(libc6-dev)
     command -v perl >/dev/null || missing+=(perl)
     command -v ruby >/dev/null || missing+=(ruby)
+    # What `arena bot new --lang cpp|go` folders build with (the author's kit).
+    command -v g++ >/dev/null || missing+=(g++)
+    [ -x /usr/bin/go ] || missing+=(golang-go)
+    [ -x /usr/bin/rustc ] || missing+=(rustc)
+    command -v javac >/dev/null || missing+=(default-jdk-headless)
     # The cluster's TLS test makes its certificates with OpenSSL.
     command -v openssl >/dev/null || missing+=(openssl)
     if [ "${ARENA_NO_DOCKER:-}" != 1 ]; then
@@ -73,7 +81,7 @@ if [ "${ARENA_NO_DOCKER:-}" != 1 ] && command -v dockerd >/dev/null; then
     fi
     if docker info >/dev/null 2>&1; then
         # Extra runtimes in the base image: a layer of Debian packages over it (seconds).
-        .venv/bin/arena image build --with "${ARENA_IMAGE_PACKAGES-+ruby}"
+        .venv/bin/arena image build --with "${ARENA_IMAGE_PACKAGES-+ruby,g++,golang-go,rustc,default-jdk-headless}"
     else
         echo "setup: no Docker engine answers: bots will run as local processes"
     fi

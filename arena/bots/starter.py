@@ -29,12 +29,32 @@ class Language:
     """The file the author edits: its ``decide``."""
     sdk: str = ""
     """The kit's SDK file, where the language has one of its own."""
+    packages: tuple[str, ...] = ()
+    """The Debian packages it needs beyond the base image (``packages`` in bot.toml)."""
 
 
 LANGUAGES = {
     "python": Language("python", "python3 bot.py", sdk="the arena's `protocol` package (in every sandbox)"),
     "javascript": Language("javascript", "node bot.js", edit="bot.js", sdk="sdk.js"),
     "c": Language("c", "./bot", build="make", edit="bot.c", sdk="sdk.h"),
+    "cpp": Language("c++", "./bot", build="make", edit="bot.cpp", sdk="sdk.hpp", packages=("g++",)),
+    "go": Language(
+        "go",
+        "./bot",
+        build="GOCACHE=/tmp/go-build GOPATH=/tmp/go GOFLAGS=-mod=mod go build -o bot .",
+        edit="bot.go",
+        sdk="sdk.go",
+        packages=("golang-go",),
+    ),
+    "java": Language(
+        "java",
+        "java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp . Bot",
+        build="javac -d . Bot.java Sdk.java",
+        edit="Bot.java",
+        sdk="Sdk.java",
+        packages=("default-jdk-headless",),
+    ),
+    "rust": Language("rust", "./bot", build="rustc -O -o bot bot.rs", edit="bot.rs", sdk="sdk.rs", packages=("rustc",)),
 }
 
 
@@ -60,6 +80,7 @@ def new_bot(parent: Path, name: str, language: str, game: str) -> Path:
         manifest = f'name = "{name}"\nversion = "0.1.0"\nlanguage = "{kind.manifest}"\n'
         manifest += f'build = "{kind.build}"\n' * bool(kind.build)
         manifest += f'run = "{kind.run}"\ngames = ["{game}"]\n'
+        manifest += f"packages = {list(kind.packages)!r}\n".replace("'", '"') * bool(kind.packages)
         manifest += f'description = "A {title} bot in {language} (arena bot new)."\n'
         (folder / "bot.toml").write_text(manifest)
         (folder / "README.md").write_text(readme(name, language, game, title))

@@ -34,7 +34,9 @@ bot_app = typer.Typer(help="Bots: store them, list them, build their images.", n
 
 ForceOption = Annotated[bool, typer.Option(help="Rebuild even if it is there.")]
 NameArgument = Annotated[str, typer.Argument(help="The bot's name (its folder's too).", metavar="NAME")]
-LangOption = Annotated[str, typer.Option("--lang", help="Its language: python, javascript or c.", metavar="LANG")]
+LangOption = Annotated[
+    str, typer.Option("--lang", help="Its language: python, javascript, c, cpp, go, rust or java.", metavar="LANG")
+]
 NewGameOption = Annotated[
     str | None,
     typer.Option(

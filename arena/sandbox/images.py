@@ -486,6 +486,8 @@ def _build_extras(
         "set -e\n"
         f"echo {shlex.quote(f'deb {mirror} {SUITE} main')} >/etc/apt/sources.list\n"
         "apt-get update -q\n"
+        # The trimmed root has no man pages; a JDK's postinst links into them all the same.
+        "mkdir -p /usr/share/man/man1\n"
         f"DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -- {shlex.quote(package)}\n"
         "apt-get clean\n"
         "rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man /usr/share/info\n"
