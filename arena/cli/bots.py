@@ -25,11 +25,14 @@ from arena.cli.common import (
 )
 from arena.cli.options import DEFAULTS, SandboxOption
 from arena.cli.sandbox import open_sandbox
+from arena.cli.trial import bot_try
 from arena.text import json_shown, shown
 
 BotDirArgument = Annotated[Path, typer.Argument(help="A bot folder (with a bot.toml).", metavar="BOT_DIR")]
 
-bot_app = typer.Typer(help="Bots: store them, list them, build their images.", no_args_is_help=True)
+bot_app = typer.Typer(
+    help="Bots: start one, check it, try it against a league; store, list and build them.", no_args_is_help=True
+)
 
 
 ForceOption = Annotated[bool, typer.Option(help="Rebuild even if it is there.")]
@@ -249,3 +252,6 @@ def bot_remove(
                 markup=False,
                 soft_wrap=True,
             )
+
+
+bot_app.command("try")(bot_try)

@@ -60,6 +60,7 @@ from arena.cli.options import (
 from arena.tournaments.plan import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
+    from arena.cluster.coordinator import Cluster
     from arena.store import Store, StoredBot, Tournament
     from arena.tournaments.gauntlet import Reading
     from leaderboard.sprt import Sprt
@@ -155,12 +156,8 @@ def gauntlet_cmd(
     """Play NEW against the field in duplicate deals: with --sprt until the sequential test
     accepts H0 or H1 (or --max-games), else --deals deals per table. Stored as a
     tournament: `arena games`, `arena leaderboard` and `--resume` work on it."""
-    import trio
-
-    from arena.store import StoreError
     from arena.tournaments.gauntlet import read, spec_of
-    from arena.tournaments.gauntlet_play import run_gauntlet
-    from arena.tournaments.roundrobin import sigterm_as_ctrl_c, until_interrupted
+    from arena.tournaments.roundrobin import sigterm_as_ctrl_c
 
     options = MatchOptions(
         game=game,
@@ -198,21 +195,10 @@ def gauntlet_cmd(
             summary(reading, stored, test)
             console.print(f"gauntlet {tournament.name} is finished: nothing to play", markup=False)
             return
-        held.enter_context(store.lease(tournament.id))
-        try:
-            player = open_player(stored, options.sandbox, options.concurrency, on_cluster, store)
-            store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
-        except BaseException:
-            with contextlib.suppress(StoreError):
-                store.set_status(tournament.id, "interrupted")
-            raise
         lines = Lines(stored[0].ref, test)
         try:
-            store.set_status(tournament.id, "running")
-            reading = trio.run(until_interrupted, run_gauntlet, store, tournament, stored, player, lines)
+            reading = play_gauntlet(held, store, tournament, stored, options, on_cluster, lines)
         except BaseException:
-            with contextlib.suppress(StoreError):
-                store.set_status(tournament.id, "interrupted")
             err_console.print(
                 f"[yellow]resume with:[/] arena gauntlet --resume --name {escape(tournament.name)} --db {db}"
                 + escape(cluster_flags(cluster, tls_of(tls_ca_file, tls_cert, tls_key))),
@@ -224,6 +210,36 @@ def gauntlet_cmd(
         from arena.boards.standings import settle
 
         settle(store, tournament.game, tournament.variant, tournament.name, tournament.id)  # for the web
+
+
+def play_gauntlet(
+    held: contextlib.ExitStack,
+    store: Store,
+    tournament: Tournament,
+    stored: list[StoredBot],
+    options: MatchOptions,
+    on_cluster: Cluster | None,
+    lines: Lines,
+) -> Reading:
+    """Play a created (or resumed) gauntlet to its end under the store's lease (held by
+    ``held``); marked interrupted if it stops before."""
+    import trio
+
+    from arena.store import StoreError
+    from arena.tournaments.gauntlet_play import run_gauntlet
+    from arena.tournaments.roundrobin import until_interrupted
+
+    held.enter_context(store.lease(tournament.id))
+    try:
+        player = open_player(stored, options.sandbox, options.concurrency, on_cluster, store)
+        store.set_workers(tournament.id, player.nodes)  # for the tournament's web page
+        store.set_status(tournament.id, "running")
+        reading: Reading = trio.run(until_interrupted, run_gauntlet, store, tournament, stored, player, lines)
+    except BaseException:
+        with contextlib.suppress(StoreError):
+            store.set_status(tournament.id, "interrupted")
+        raise
+    return reading
 
 
 def create(
@@ -350,7 +366,7 @@ def resumed(store: Store, name: str, db: Path, bots: list[str], vs: list[str]) -
     return tournament, stored
 
 
-def header(tournament: Tournament, stored: list[StoredBot], test: Sprt | None, db: Path) -> None:
+def header(tournament: Tournament, stored: list[StoredBot], test: Sprt | None, db: Path | str) -> None:
     import msgspec
 
     from arena.tournaments.roundrobin import TournamentConfig

@@ -76,7 +76,9 @@ COMMANDS = (
         " `arena bot check`.)",
     )),
     ("image", Later("arena.cli.images:image_app", "The base image bots run on (Docker).")),
-    ("bot", Later("arena.cli.bots:bot_app", "Bots: store them, list them, build their images.")),
+    ("bot", Later(
+        "arena.cli.bots:bot_app", "Bots: start one, check it, try it against a league; store, list and build them."
+    )),
     ("tournament", Later("arena.cli.tournaments:tournament_app", "Round-robin tournaments with duplicate deals.")),
     ("author", Later("arena.cli.authors:author_app", "Authors: who may submit bots to `arena serve --submissions`.")),
     ("game", Later("arena.cli.games:game_app", "Games: check that a game keeps the contract.")),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import msgspec
@@ -51,11 +51,14 @@ class _Vanished(Exception):
     """A snapshot named by the copy was removed before it was copied: copy again."""
 
 
-def backup(source: Path, dest: Path) -> Backup:
+def backup(source: Path, dest: Path, bots: Collection[str] | None = None) -> Backup:
     """Copy the database at ``source`` to ``dest`` and its snapshots to ``<dest>-bots/``,
     safe while arenas write to it. Neither may exist (a backup never overwrites). The
     copy is itself a database: ``--db DEST`` reads it, and moved in place of the original
-    (file and folder) it restores it."""
+    (file and folder) it restores it.
+
+    ``bots`` (``name:version``): only their snapshots, for a scratch copy that runs just
+    those bots (``arena bot try``); such a copy is no backup."""
     dest_bots = snapshots_of(dest)
     for path in (dest, dest_bots):
         if os.path.lexists(path):
@@ -73,7 +76,7 @@ def backup(source: Path, dest: Path) -> Backup:
     try:
         for attempt in range(ATTEMPTS):
             try:
-                counts = _copy_once(store, partial, partial_bots)
+                counts = _copy_once(store, partial, partial_bots, bots)
                 break
             except (sqlite3.Error, OSError) as exc:
                 reason = getattr(exc, "strerror", None) or str(exc)
@@ -104,7 +107,7 @@ def _remove(partial: Path, partial_bots: Path) -> None:
     remove_tree(partial_bots)
 
 
-def _copy_once(store: Store, partial: Path, partial_bots: Path) -> tuple[int, int, int]:
+def _copy_once(store: Store, partial: Path, partial_bots: Path, bots: Collection[str] | None) -> tuple[int, int, int]:
     """One copy of the file (one read transaction of the source), then of each snapshot
     it names; ``_Vanished`` when one is gone."""
     _remove(partial, partial_bots)
@@ -123,8 +126,8 @@ def _copy_once(store: Store, partial: Path, partial_bots: Path) -> tuple[int, in
         target.close()
     os.mkdir(partial_bots, 0o755)
     for name, version, digest, path in rows:
-        if os.path.isabs(path):  # left by an older arena outside <db>-bots/: not ours to copy
-            continue
+        if os.path.isabs(path) or (bots is not None and f"{name}:{version}" not in bots):
+            continue  # left by an older arena outside <db>-bots/ (not ours to copy), or not asked for
         source = store.snapshots / path
         if not source.is_dir():
             if not _still_stored(store, name, version):

@@ -23,11 +23,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.boards.timing import turn_marks
 from arena.games import registry
 from arena.play.replay import DecisionLine, DroppedLine, End, FaultLine, Header, Line, ReplayError, verify
 from arena.render.common import bank_text, ms_text
 from arena.web.frames import Frame, count, letters
-from arena.web.timing import turn_marks
 
 FORMAT = 1
 """The version of the frames format (docs/viewer.md)."""

@@ -12,10 +12,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from arena.boards import timing
+from arena.boards.timing import Move, SeatTimes
 from arena.play import replay
 from arena.store import FinishedGame, SeatResult, Store
-from arena.web import charts, timing
-from arena.web.timing import Move, SeatTimes
+from arena.web import charts
 
 from ..conftest import SAMPLES, serving
 from .test_viewer import played

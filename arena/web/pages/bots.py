@@ -6,20 +6,18 @@ with its JSON twin.
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-from arena.play import replay as replay_files
+from arena.boards.timing import stored_times, summary
 from arena.store import Store, StoredBot, StoreError
 from arena.web.charts import errorbar
 from arena.web.database import FINAL
 from arena.web.errors import WebError
 from arena.web.fault_record import FAULT_SCAN, grouped_faults
 from arena.web.pages.site import UNSET, Board, BoardId, Site, Unset, board_id, listed
-from arena.web.timing import seat_times, summary
 
 BOT_RECENT = 5
 """Games shown on a bot's page (it links to all of them): with its chart, opponents and
@@ -164,17 +162,8 @@ def standing_of(board: Board, ref: str, label: str, href: str) -> Standing | Non
 def bot_times(store: Store, bot_id: int, ref: str, games: int = TIMES_GAMES) -> dict[str, Any]:
     """The bot's time per move over its newest ``games`` games (``timing.summary``),
     their replays read one at a time; a replay that cannot be read is counted, not used."""
-    seats = []
-    unreadable = 0
     found = store.find_games(bot_id=bot_id, limit=games, newest_first=True)
-    for game in found:
-        try:
-            lines = replay_files.loads(store.replay(game.id), f"game {game.id}")
-        except (zlib.error, StoreError, replay_files.ReplayError):
-            unreadable += 1
-            continue
-        mine = {s.seat for s in game.seats if s.bot == ref}
-        seats += [s for s in seat_times(lines) if s.seat in mine]
+    seats, unreadable = stored_times(store, found, ref)
     return {**summary(seats), "games_read": len(found), "unreadable": unreadable, "games_limit": games}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from arena.boards.timing import game_times, seat_times
 from arena.play import replay as replay_files
 from arena.store import ReplayPruned, StoredGame, StoreError, board_label
 from arena.web import viewer
@@ -17,7 +18,6 @@ from arena.web.duplicate import deal_group
 from arena.web.errors import WebError
 from arena.web.games_query import GamesAsked, games_filter
 from arena.web.pages.site import Site, deal_still_played, listed, score_of
-from arena.web.timing import game_times, seat_times
 
 GAMES_LIMIT = 500
 """The most games one request of ``/api/games`` returns."""

@@ -1,4 +1,5 @@
-"""How long bots take to answer, read from replays: numbers only, no I/O.
+"""How long bots take to answer, read from replays: numbers, and one reader of stored
+replays (``stored_times``) for the web's bot pages and ``arena bot try``.
 
 A replay's decision lines hold each asked seat's wall time; its header the limits. The
 referee's bank rule (``referee._Clock``) is replayed here: an answer slower than
@@ -12,12 +13,15 @@ defaulted with a wall time of 0: that is no move of the bot's, and it is left ou
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.play import replay as replay_files
 from arena.play.replay import DecisionLine, FaultLine, Header, Line
 from arena.render.common import ms_text
+from arena.store import Store, StoredGame, StoreError
 
 BINS: tuple[tuple[str, float], ...] = (
     ("0–10%", 0.10),
@@ -86,6 +90,22 @@ def seat_times(lines: Sequence[Line]) -> list[SeatTimes]:
                 seats[seat].moves.append(Move(wall, banks[seat], timeout))
             timed_out.clear()
     return seats
+
+
+def stored_times(store: Store, games: Iterable[StoredGame], ref: str) -> tuple[list[SeatTimes], int]:
+    """The seats bot ``ref`` (``name:version``) played in ``games``, their replays read
+    one at a time, and how many replays could not be read (counted, not used)."""
+    seats: list[SeatTimes] = []
+    unreadable = 0
+    for game in games:
+        try:
+            lines = replay_files.loads(store.replay(game.id), f"game {game.id}")
+        except (zlib.error, StoreError, replay_files.ReplayError):
+            unreadable += 1
+            continue
+        mine = {s.seat for s in game.seats if s.bot == ref}
+        seats += [s for s in seat_times(lines) if s.seat in mine]
+    return seats, unreadable
 
 
 def bin_of(move: Move, move_ms: int) -> str:
