@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.bots import NAME_RULE, BotError, valid_name
+from arena.bots import NAME_RULE, BotError, valid_name, views
 
 KIT = Path(__file__).resolve().parent / "starters"
 
@@ -49,7 +49,7 @@ LANGUAGES = {
     "java": Language(
         "java",
         "java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp . Bot",
-        build="javac -d . Bot.java Sdk.java",
+        build="javac -d . Bot.java Sdk.java View.java",
         edit="Bot.java",
         sdk="Sdk.java",
         packages=("default-jdk-headless",),
@@ -71,12 +71,15 @@ def new_bot(parent: Path, name: str, language: str, game: str) -> Path:
     folder = parent / name
     if folder.exists():
         raise BotError(f"{folder}: already there (choose another name, or remove it)")
-    title = get_game(game).title
+    record = get_game(game)
+    title = record.title
     folder.mkdir(parents=True)
     try:
         for source in sorted((KIT / language).iterdir()):
             text = source.read_text().replace("@NAME@", name).replace("@GAME@", game).replace("@TITLE@", title)
             (folder / source.name).write_text(text)
+        if language in views.FILES:
+            (folder / views.FILES[language]).write_text(views.view_file(language, record.view, title))
         manifest = f'name = "{name}"\nversion = "0.1.0"\nlanguage = "{kind.manifest}"\n'
         manifest += f'build = "{kind.build}"\n' * bool(kind.build)
         manifest += f'run = "{kind.run}"\ngames = ["{game}"]\n'
@@ -99,12 +102,18 @@ def readme(name: str, language: str, game: str, title: str) -> str:
         if kind.build
         else ""
     )
+    typed = (
+        f" `decide` gets the view as a `View` of this language's own types, declared and read in"
+        f" `{views.FILES[language]}` (written from the arena's protocol)."
+        if language in views.FILES
+        else ""
+    )
     return f"""# {name}
 
 A {title} bot in {language}, made by `arena bot new`. It plays the first legal answer:
 edit `decide` in `{kind.edit}` to make it better. The protocol is in `{kind.sdk}`: it reads
 each request (one JSON object a line on stdin), asks `decide`, writes the answer (one
-line on stdout). Print anything of your own to stderr. docs/protocol.md lists every
+line on stdout).{typed} Print anything of your own to stderr. docs/protocol.md lists every
 field of the view, docs/rules.md the rules.
 
 {build}## Run and test it

@@ -57,6 +57,33 @@ static const char *sdk_field(const char *json, const char *key, size_t *length) 
     return NULL;
 }
 
+/* Entry `index` of the object `json`: its value (NULL past its end), its length in *length,
+ * its key (without quotes) in *key and *key_length. */
+static const char *sdk_entry(const char *json, int index, const char **key, size_t *key_length, size_t *length) {
+    const char *p = json;
+    while (*p == ' ') p++;
+    if (*p++ != '{') return NULL;
+    for (int i = 0; *p; i++) {
+        while (*p == ' ' || *p == ',') p++;
+        if (*p != '"') return NULL;
+        const char *name = p + 1, *end = sdk_skip(p);
+        if (!end) return NULL;
+        p = end;
+        while (*p == ' ' || *p == ':') p++;
+        const char *value = p, *after = sdk_skip(p);
+        if (!after) return NULL;
+        if (i == index) {
+            while (after > value && after[-1] == ' ') after--;
+            *key = name;
+            *key_length = (size_t)(end - 1 - name);
+            *length = (size_t)(after - value);
+            return value;
+        }
+        p = after;
+    }
+    return NULL;
+}
+
 /* Item `index` of the array `json` (NULL past its end), its length in *length. */
 static const char *sdk_item(const char *json, int index, size_t *length) {
     const char *p = json;

@@ -10,9 +10,11 @@
 
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sdk {
@@ -64,6 +66,27 @@ inline std::string_view field(std::string_view json, std::string_view key) {
         if (at < json.size() && json[at] == '}') return {};
     }
     return {};
+}
+
+// Entry `index` of the object `json`: its key and its value as JSON text (none past its end).
+inline std::optional<std::pair<std::string_view, std::string_view>> entry(std::string_view json, size_t index) {
+    size_t at = json.find('{');
+    if (at == std::string_view::npos) return std::nullopt;
+    at++;
+    for (size_t i = 0; at < json.size(); i++) {
+        while (at < json.size() && (json[at] == ' ' || json[at] == ',')) at++;
+        if (at >= json.size() || json[at] != '"') return std::nullopt;
+        size_t name_end = skip(json, at);
+        if (name_end == std::string_view::npos) return std::nullopt;
+        std::string_view name = json.substr(at + 1, name_end - at - 2);
+        at = name_end;
+        while (at < json.size() && (json[at] == ' ' || json[at] == ':')) at++;
+        size_t end = skip(json, at);
+        if (end == std::string_view::npos) return std::nullopt;
+        if (i == index) return std::make_pair(name, trimmed(json.substr(at, end - at)));
+        at = end;
+    }
+    return std::nullopt;
 }
 
 // Item `index` of the array `json` as JSON text (empty past its end).

@@ -1,8 +1,9 @@
 // The Six Arena protocol in Go with the standard library only: one JSON object a line on
 // stdin, one on stdout (docs/protocol.md). Run answers hello and, for every request,
 // calls decide(kind, view, legal): kind is what is asked ("play", "row"...), view the
-// seat's view (decoded JSON: numbers are float64, lists []any, objects map[string]any),
-// legal every answer the referee takes; decide returns the index of the one to play.
+// seat's view (the View of view.go), legal every answer the referee takes (decoded JSON:
+// numbers are float64, lists []any, strings string); decide returns the index of the one
+// to play.
 // Print anything of your own to stderr: stdout is the protocol's.
 package main
 
@@ -17,12 +18,12 @@ type message struct {
 	Type  string            `json:"type"`
 	ID    int64             `json:"id"`
 	Kind  string            `json:"kind"`
-	View  map[string]any    `json:"view"`
+	View  View              `json:"view"`
 	Legal []json.RawMessage `json:"legal"`
 }
 
 // Run speaks the protocol as name version until bye, asking decide for every move.
-func Run(name, version string, decide func(kind string, view map[string]any, legal []any) int) {
+func Run(name, version string, decide func(kind string, view View, legal []any) int) {
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	out := bufio.NewWriter(os.Stdout)
 	for {

@@ -70,6 +70,26 @@ public final class Sdk {
         return null;
     }
 
+    /** Entry index of the object json as {key, value as JSON text} (null past its end). */
+    public static String[] entry(String json, int index) {
+        int at = json.indexOf('{') + 1;
+        if (at == 0) return null;
+        for (int i = 0; at < json.length(); i++) {
+            while (at < json.length() && (json.charAt(at) == ' ' || json.charAt(at) == ',')) at++;
+            if (at >= json.length() || json.charAt(at) != '"') return null;
+            int nameEnd = skip(json, at);
+            if (nameEnd < 0) return null;
+            String name = json.substring(at + 1, nameEnd - 1);
+            at = nameEnd;
+            while (at < json.length() && (json.charAt(at) == ' ' || json.charAt(at) == ':')) at++;
+            int end = skip(json, at);
+            if (end < 0) return null;
+            if (i == index) return new String[] {name, json.substring(at, end).trim()};
+            at = end;
+        }
+        return null;
+    }
+
     /** Item index of the array json as JSON text (null past its end). */
     public static String item(String json, int index) {
         int at = json.indexOf('[');

@@ -80,6 +80,34 @@ pub fn field<'a>(json: &'a str, key: &str) -> Option<&'a str> {
     None
 }
 
+/// Entry `index` of the object `json`: its key and its value as JSON text (None past its end).
+pub fn entry(json: &str, index: usize) -> Option<(&str, &str)> {
+    let bytes = json.as_bytes();
+    let mut at = json.find('{')? + 1;
+    let mut i = 0;
+    while at < bytes.len() {
+        while at < bytes.len() && (bytes[at] == b' ' || bytes[at] == b',') {
+            at += 1;
+        }
+        if at >= bytes.len() || bytes[at] != b'"' {
+            return None;
+        }
+        let name_end = skip(bytes, at)?;
+        let name = &json[at + 1..name_end - 1];
+        at = name_end;
+        while at < bytes.len() && (bytes[at] == b' ' || bytes[at] == b':') {
+            at += 1;
+        }
+        let end = skip(bytes, at)?;
+        if i == index {
+            return Some((name, trimmed(&json[at..end])));
+        }
+        at = end;
+        i += 1;
+    }
+    None
+}
+
 /// Item `index` of the array `json` as JSON text (None past its end).
 pub fn item(json: &str, index: usize) -> Option<&str> {
     let bytes = json.as_bytes();
