@@ -9,6 +9,7 @@ and its time per move. The league itself is only read.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shutil
 import tempfile
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from arena.cli.common import DEFAULT_DB, DbOption, console, escape, fail, open_store, print_board, user_errors
+from arena.cli.common import DEFAULT_DB, DbOption, console, fail, open_store, print_board, user_errors
 from arena.cli.gauntlet import (
     GauntletDealsOption,
     GauntletTableSizeOption,
@@ -167,7 +168,7 @@ def bot_try(
             store.close()
             shutil.move(trial_db, keep)
             shutil.move(snapshots_of(trial_db), snapshots_of(keep))
-            console.print(f"the trial's games are in {escape(str(keep))}: arena games --db {escape(str(keep))}")
+            console.print(f"the trial's games are in {keep}: arena games --db {keep}", markup=False, soft_wrap=True)
 
 
 def _board(bot: Bot, board: str | None, size: int, options: MatchOptions) -> tuple[str, MatchOptions]:
@@ -217,16 +218,18 @@ def _standing(store: Store, key: str, mine: str) -> None:
     rows = leaderboard(store, game, variant)
     row: Row | None = next((r for r in rows if r.bot == mine), None)
     if row is None:
-        console.print(f"{escape(mine)} has no rated games on {escape(key)}", soft_wrap=True)
+        console.print(f"{mine} has no rated games on {key}", markup=False, soft_wrap=True)
         return
     shown = [r for r in rows if r.component == row.component and (r.rank <= SHOWN or r is row)]
     print_board(shown, f"Where {mine} would stand: {board_label(key)} ({key}), the league with this trial", game)
     of = sum(1 for r in rows if r.component == row.component)
-    rating = "a bound" if row.bound else f"Elo {row.elo:.0f} [{row.low:.0f}, {row.high:.0f}]"
+    interval = f" [{row.low:.0f}, {row.high:.0f}]" if math.isfinite(row.low) and math.isfinite(row.high) else ""
+    rating = "a bound" if row.bound else f"Elo {row.elo:.0f}{interval}"
     faults = {"timeouts": row.timeouts, "crashes": row.crashes, "malformed": row.malformed, "illegal": row.illegal}
     said = ", ".join(f"{n} {what}" for what, n in faults.items() if n) or "none"
     console.print(
-        f"{escape(mine)} would rank #{row.rank} of {of} · {rating} · {row.games} games · faults: {said}",
+        f"{mine} would rank #{row.rank} of {of} · {rating} · {row.games} games · faults: {said}",
+        markup=False,
         soft_wrap=True,
     )
 
@@ -238,7 +241,7 @@ def _times(store: Store, tournament_id: int, ref: str, games: int) -> None:
     seats, _ = stored_times(store, store.find_games(tournament_id=tournament_id, limit=max(games, 1)), ref)
     times = summary(seats)
     if not times["moves"]:
-        console.print(f"{escape(ref)} made no timed move", soft_wrap=True)
+        console.print(f"{ref} made no timed move", markup=False, soft_wrap=True)
         return
     ms, share, bank = times["ms"], times["share"], times["bank"]
     limit = "/".join(str(m) for m in times["move_ms"])
@@ -248,5 +251,6 @@ def _times(store: Store, tournament_id: int, ref: str, games: int) -> None:
         f"time per move ({times['moves']} moves, limit {limit} ms): median {ms['p50']:.1f} ms, p90 {ms['p90']:.1f},"
         f" p99 {ms['p99']:.1f}, max {ms['max']:.1f} ({share['max']:.0%} of the limit) · over the limit {over},"
         f" timeouts {bank['timeouts']}{least}",
+        markup=False,
         soft_wrap=True,
     )

@@ -186,3 +186,16 @@ def test_what_a_trial_refuses_in_one_line(place: Path, tmp: Path) -> None:
     assert again.returncode != 0 and "random:1.0.0 is in the league already" in again.stderr, again.stderr
     assert league_state(place) == before
     assert scratch(tmp) == []
+
+
+def test_a_trial_on_another_board_plays_its_rules(place: Path, tmp: Path) -> None:
+    new = a_bot(place)
+    kept = place / f"{new.name}.db"
+    tried = arena(place, "bot", "try", new.name, "--db", "league.db", "--board", "nimmt/tactical", "--vs", "random",
+                  "--deals", "1", "--keep", str(kept), tmp=tmp)  # fmt: skip
+    assert tried.returncode == 0, tried.stdout + tried.stderr
+    assert "6 nimmt! tactical (nimmt/tactical)" in tried.stdout
+    from arena.store import Store
+
+    with Store(kept, read_only=True) as store:
+        assert [(g, v) for g, v in store.played_boards(None)] == [("nimmt", "standard"), ("nimmt", "tactical")]
