@@ -81,11 +81,11 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.part = record.env_part()
         self.raw_settings = dict(settings or {})
         self.settings = self.rules.parse_settings(self.raw_settings, players)
-        refused = self.part.refuse(self.settings)
-        if refused is not None:
-            raise SettingsError(f"{record.name} has no environment with these settings: {refused}")
         self.settings_dict: dict[str, Any] = msgspec.to_builtins(self.settings)
         self.encoding: Encoding = importlib.import_module(self.part.arrays)
+        refused = self.encoding.refuse(self.settings_dict)
+        if refused is not None:
+            raise SettingsError(f"{record.name} has no environment with these settings: {refused}")
         self.players = players
         self.render_mode = render_mode
         chosen = dict(opponents or {})

@@ -112,8 +112,6 @@ class EnvPart:
     standing: Callable[[Any], list[int]]
     """Each seat's score so far in the game's own unit, from a state: a seat's reward
     is what a step changed it by (negated when lower is better)."""
-    refuse: Callable[[Any], str | None] = lambda settings: None
-    """Why parsed settings have no fixed action space (``None``: they have one)."""
 
 
 # --- rounds, as the generic parts count them ----------------------------------------------------

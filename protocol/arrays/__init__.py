@@ -11,6 +11,7 @@ copy of the code: the bot's sandbox holds this package, not the arena.
   makes it of the typed view) as whole numbers from 0 to ``HIGH``; ``kind`` is the pending
   request's kind, or ``None`` when the seat is not asked.
 - ``action(kind, answer)``: the index of a protocol answer; ``answer(index)``: the answer.
+- ``refuse(settings)``: why a game's settings (a dict) have no fixed action space, or ``None``.
 
 Every entry is a whole number, so a policy reads the same values from the environment's
 float32 arrays as from the plain lists a bot without numpy makes of them.
@@ -38,6 +39,8 @@ class Encoding(Protocol):
     def action(self, kind: str, answer: Any) -> int: ...
 
     def answer(self, index: int) -> Any: ...
+
+    def refuse(self, settings: dict[str, Any]) -> str | None: ...
 
 
 def mask(encoding: Encoding, kind: str | None, legal: Iterable[Any]) -> list[int]:

@@ -78,6 +78,16 @@ def action(kind: str, answer: Any) -> int:
     return int(answer) - 1
 
 
+def refuse(settings: dict[str, Any]) -> str | None:
+    """Why these settings have no fixed action space (``cards_per_turn = 2``), or ``None``."""
+    if settings.get("cards_per_turn", 1) != 1:
+        return (
+            "cards_per_turn = 2 answers a pair of cards a turn, which the fixed action space"
+            " (104 cards, 4 rows: one answer an action) does not hold: use cards_per_turn = 1"
+        )
+    return None
+
+
 def answer(index: int) -> Any:
     """The protocol answer of action ``index``: a card (1..104), or a row (0..3)."""
     if not 0 <= index < ACTIONS:

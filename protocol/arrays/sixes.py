@@ -58,6 +58,11 @@ def action(kind: str, answer: Any) -> int:
     return _INDEX[answer]
 
 
+def refuse(settings: dict[str, Any]) -> str | None:
+    """Every Sixes game fits the action space."""
+    return None
+
+
 def answer(index: int) -> Any:
     """The protocol answer of action ``index``: a card, or ``"pass"``."""
     if not 0 <= index < ACTIONS:
