@@ -197,6 +197,14 @@ class Processes:
         """Tell every bot the game is over, say bye, and stop its process."""
         self._call(self._end_all, scores, ranks)
 
+    def isolation(self, seat: int) -> str:
+        """What confines the bot at ``seat``, as a replay would say."""
+        return self._sandbox.isolation_for(self._seats[seat].bot)
+
+    def running(self) -> bool:
+        """Whether the loop, or any bot's process, is still there."""
+        return self._thread.is_alive() or any(player.process is not None for player in self._seats.values())
+
     def close(self) -> None:
         """Stop every process and the loop (idempotent)."""
         if self._thread.is_alive() and self._token is not None and self._closing is not None:
