@@ -25,7 +25,7 @@ from arena.play.referee import play_match
 from arena.play.replay import DecisionLine
 from arena.sandbox.local import LocalSandbox
 
-from ..conftest import SAMPLES
+from ..conftest import SAMPLES, MakeBot
 
 ARENA = str(Path(sys.executable).parent / "arena")
 RIVAL = {"nimmt": SAMPLES / "lowest", "sixes": SAMPLES / "sixes-heuristic"}
@@ -89,6 +89,60 @@ def test_bot_folders_play_seats_as_sandboxed_processes(game: str, opponents: dic
     finally:
         env.close()
     assert not processes.running()
+
+
+ILLEGAL_THEN_CRASH = """
+import sys
+from protocol.bot import Bot, run
+
+class Wrong(Bot):
+    name, version = "wrong", "1"
+    asked = 0
+
+    def decide(self, kind, view, legal):
+        self.asked += 1
+        if self.asked == 3:
+            sys.exit(4)
+        return 999
+
+run(Wrong())
+"""
+REFUSING = """
+from protocol.bot import Bot, run
+
+class No(Bot):
+    name, version = "no", "1"
+
+    def hello(self, hello):
+        return False
+
+run(No())
+"""
+
+
+def test_a_faulty_bot_is_played_by_the_default_as_the_referee_plays_it(make_bot: MakeBot) -> None:
+    env = arena.env.make("nimmt", 2, opponents={1: make_bot("wrong", ILLEGAL_THEN_CRASH)})
+    try:
+        env.reset(seed=8)
+        for _agent in env.agent_iter():
+            observation, _, termination, _, _ = env.last()
+            env.step(None if termination else arena.env.random_action(observation))
+        kinds = [fault.kind for fault in env.faults]
+        assert kinds == ["illegal", "illegal", "crash"], env.faults
+        assert "illegal play answer 999" in env.faults[0].message
+        replayed(env)  # the defaults are legal, and the game went on to its end
+        assert env.agents == [] and env.rules.outcome(env.state) is not None
+    finally:
+        env.close()
+
+
+def test_a_bot_that_refuses_the_game_is_named(make_bot: MakeBot) -> None:
+    env = arena.env.make("nimmt", 2, opponents={0: make_bot("no", REFUSING)})
+    try:
+        with pytest.raises(arena.env.OpponentError, match=r"no \(.*\) cannot play seat 0: it refused nimmt"):
+            env.reset(seed=1)
+    finally:
+        env.close()
 
 
 def test_a_bot_that_cannot_start_is_named() -> None:
