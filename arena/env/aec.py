@@ -77,6 +77,7 @@ class ArenaEnv(AECEnv[str, dict[str, np.ndarray], int]):
     ) -> None:
         super().__init__()
         self.record = record = get_game(game)
+        self.metadata = {**self.metadata, "name": f"{record.name}_v0"}
         self.rules = record.rules
         self.part = record.env_part()
         self.raw_settings = dict(settings or {})

@@ -145,6 +145,23 @@ def test_a_bot_that_refuses_the_game_is_named(make_bot: MakeBot) -> None:
         env.close()
 
 
+def test_a_stored_bot_plays_a_seat(place: Path) -> None:
+    from arena.store import Store
+
+    db = place / "arena.db"
+    Store(db).add_bot(SAMPLES / "random")
+    env = arena.env.make("nimmt", 2, opponents={1: "random"}, db=db)
+    try:
+        env.reset(seed=2)
+        for _agent in env.agent_iter():
+            observation, _, termination, _, _ = env.last()
+            env.step(None if termination else arena.env.random_action(observation))
+        assert env.faults == []
+        replayed(env)
+    finally:
+        env.close()
+
+
 def test_a_bot_that_cannot_start_is_named() -> None:
     with pytest.raises(arena.env.OpponentError, match="no such bot folder"):
         arena.env.make("nimmt", 2, opponents={1: "no-such-bot"}, db=Path("/nonexistent/arena.db"))
