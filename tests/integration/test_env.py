@@ -266,3 +266,17 @@ def test_a_policy_that_is_not_there_is_one_clear_line(place: Path) -> None:
     assert made.returncode == 2
     assert "empty.py defines no act at its top level" in made.stderr
     assert "Traceback" not in made.stderr and not (place / "nobody").exists()
+
+
+def test_the_training_loop_of_the_docs_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/env.md's loop (from the repository, as its paths are), two games instead of a hundred."""
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    page = (root / "docs" / "env.md").read_text()
+    loop = page.split("## A training loop", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert "range(100)" in loop and "env.close()" in loop
+    namespace: dict[str, Any] = {}
+    exec(compile(loop.replace("range(100)", "range(2)"), "docs/env.md", "exec"), namespace)
+    env = namespace["env"]
+    assert env.seed == 1 and env.agents == [] and env.faults == []
+    assert not env._processes.running()
