@@ -78,7 +78,7 @@ class PolicyBot(Bot):
 if __name__ == "__main__":
     run(PolicyBot())
 '''
-RESERVED = ("bot", "protocol", "msgspec", "numpy")
+RESERVED = ("bot", "protocol", "msgspec", "numpy", "importlib")
 """Module names a policy's file may not have: the bot's own, and what it imports."""
 
 
