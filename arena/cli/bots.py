@@ -72,7 +72,9 @@ PolicyArgument = Annotated[
 PolicyGameOption = Annotated[str, typer.Option("--game", help="The game it plays (one with an environment).")]
 WeightsOption = Annotated[
     list[Path] | None,
-    typer.Option("--file", help="A file the policy loads (its weights), copied beside it; repeat for more."),
+    typer.Option(
+        "--file", help="A file the policy loads (its weights), copied beside it; repeat for more.", metavar="FILE"
+    ),
 ]
 VersionOption = Annotated[str, typer.Option(help="The bot's version, for its bot.toml.")]
 
