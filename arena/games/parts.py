@@ -111,7 +111,8 @@ class EnvPart:
     policy encodes its views in its sandbox with the same code."""
     standing: Callable[[Any], list[int]]
     """Each seat's score so far in the game's own unit, from a state: a seat's reward
-    is what a step changed it by (negated when lower is better)."""
+    is what a step changed it by (negated when lower is better). At the game's end it is
+    the outcome's scores (``arena game check`` checks it), so rewards add up to them."""
 
 
 # --- rounds, as the generic parts count them ----------------------------------------------------

@@ -5,6 +5,7 @@ simultaneous turn shows before all have chosen), with opponents in this process.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -14,7 +15,9 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import arena.env
+from arena.gamecheck import ENV, check
 from arena.games import SettingsError
+from arena.games.parts import EnvPart
 from arena.games.registry import get_game
 from arena.play.session import Pending
 from protocol.arrays import mask
@@ -250,3 +253,18 @@ def test_an_array_policy_plays_a_seat_as_an_agent_would() -> None:
         observation, _, termination, _, _ = both.last()
         both.step(None if termination else last_legal(observation))
     assert solo.chosen == both.chosen
+
+
+def standing_of_nobody(state: Any) -> list[int]:
+    return [0] * state.players
+
+
+SCORELESS = EnvPart("protocol.arrays.sixes", standing_of_nobody)
+"""An env part whose standing never moves: its rewards miss the game's scores."""
+
+
+def test_the_game_check_catches_an_env_part_whose_rewards_miss_the_scores() -> None:
+    broken = dataclasses.replace(get_game("sixes"), env=f"{__name__}:SCORELESS")
+    problems = [p for p in check(broken, games=1) if p.check == ENV]
+    assert problems and "is not the scores" in problems[0].detail, problems
+    assert not [p for p in check(get_game("sixes"), games=1) if p.check == ENV]
