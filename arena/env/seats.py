@@ -152,9 +152,17 @@ class Processes:
         self._closing: trio.Event | None = None
         self._nursery: trio.Nursery | None = None
         ready = threading.Event()
-        self._thread = threading.Thread(target=trio.run, args=(self._loop, ready), name="arena-env-bots", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="arena-env-bots", daemon=True)
         self._thread.start()
         ready.wait()
+        if self._token is None:
+            raise OpponentError("the bots' event loop did not start")
+
+    def _run(self, ready: threading.Event) -> None:
+        try:
+            trio.run(self._loop, ready)
+        finally:
+            ready.set()  # never leave the environment waiting for a loop that is gone
 
     async def _loop(self, ready: threading.Event) -> None:
         """Hold the processes' helper tasks until ``close``."""
