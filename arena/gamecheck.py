@@ -23,7 +23,11 @@ them. What is checked, by name (a problem names its check):
   ``arena.play.replay.verify``, and one answer changed is caught;
 - the parts: the terminal renderer draws each variant's game at the largest table, the
   web frames and page build, the bot-check battery builds and each of its games plays
-  to the end.
+  to the end;
+- the environment's part (``arena.env``), for a record that names one: every view of a
+  random game at each table is an observation of ``observation_size`` whole numbers of 0
+  to ``HIGH``, every legal answer has an action of its own that turns back into it, and
+  the standing at the end is the outcome's scores (so a game's rewards add up to them).
 
 The check needs no bot, no sandbox and no clock. ``arena game check MODULE:ATTR`` runs it
 from the command line; a game's own tests call it (``arena.games.kit.check``).
@@ -78,6 +82,7 @@ REPLAY = "the replay re-simulates"
 TERMINAL = "the terminal renderer draws the game"
 WEB = "the web frames build"
 BATTERY = "the bot-check battery builds and plays"
+ENV = "the environment's arrays encode every view and legal answer"
 NAME_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_.-")
 
 
@@ -156,6 +161,8 @@ def check(record: AnyGame, games: int = 3, seed: int = 0) -> list[Problem]:
         for (lines, steps), where in widest.values():
             _check_parts(record, lines, steps, where, report)
         report.attempt(BATTERY, "", _check_battery, record, report)
+        if record.env is not None:
+            report.attempt(ENV, "", _check_env, record, cases, seed, report)
     _conclude_privacy(privacy, report)
     return list(report.found.values())
 
@@ -617,6 +624,55 @@ def _check_battery(record: AnyGame, report: _Report) -> None:
                 state, _ = rules.apply(state, {s: rng.choice(rules.legal(state, s)) for s in pending.seats})
             if rules.outcome(state) is None:
                 report.add(BATTERY, where, f"game {game_no} does not end")
+
+
+def _check_env(record: AnyGame, cases: list[tuple[dict[str, Any], int]], seed: int, report: _Report) -> None:
+    """The environment's part on one random game of each table its encoding takes."""
+    from protocol.arrays import HIGH
+
+    part = record.env_part()
+    encoding: Any = importlib.import_module(part.arrays)
+    rules = record.rules
+    for settings, players in cases:
+        parsed = rules.parse_settings(settings, players)
+        if encoding.refuse(_builtins(parsed)) is not None:
+            continue
+        table = _where(settings, players, seed)
+        size = encoding.observation_size(players)
+        rng = random.Random(seed)
+        state, _ = rules.start(parsed, players, seed)
+        for step in range(1, MAX_DECISIONS):
+            pending = rules.decision(state)
+            if pending is None:
+                break
+            where = f"{table}, decision {step}"
+            answers = {}
+            for seat in pending.seats:
+                observation = encoding.observation(pending.kind, msgspec.to_builtins(rules.view(state, seat)))
+                if len(observation) != size or not all(type(v) is int and 0 <= v <= HIGH for v in observation):
+                    report.add(
+                        ENV,
+                        where,
+                        f"seat {seat}'s observation has {len(observation)} entries (observation_size: {size}),"
+                        f" each to be a whole number of 0 to {HIGH}: {_short(observation)}",
+                    )
+                    return
+                legal = rules.legal(state, seat)
+                actions = [encoding.action(pending.kind, answer) for answer in legal]
+                back = [encoding.answer(i) if 0 <= i < encoding.ACTIONS else None for i in actions]
+                if len(set(actions)) != len(actions) or _json(back) != _json(legal):
+                    report.add(ENV, where, f"legal {_short(legal)} are actions {actions}, which answer {_short(back)}")
+                    return
+                answers[seat] = rng.choice(legal)
+            state, _ = rules.apply(state, answers)
+        outcome = rules.outcome(state)
+        standing = part.standing(state)
+        if outcome is not None and list(standing) != list(outcome.scores):
+            report.add(
+                ENV,
+                table,
+                f"the standing at the end, {standing}, is not the scores {outcome.scores}: rewards miss them",
+            )
 
 
 # --- small helpers -----------------------------------------------------------------------------

@@ -70,6 +70,40 @@ def bot_new(
     console.print(f"  arena bot check {escape(str(folder))}", soft_wrap=True)
 
 
+PolicyArgument = Annotated[
+    str,
+    typer.Argument(help="The policy: a Python file and its function, FILE.py:FUNCTION.", metavar="FILE.py:FUNCTION"),
+]
+PolicyGameOption = Annotated[str, typer.Option("--game", help="The game it plays (one with an environment).")]
+WeightsOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--file", help="A file the policy loads (its weights), copied beside it; repeat for more.", metavar="FILE"
+    ),
+]
+VersionOption = Annotated[str, typer.Option(help="The bot's version, for its bot.toml.")]
+
+
+@bot_app.command("from-policy")
+def bot_from_policy(
+    policy: PolicyArgument,
+    name: NameArgument,
+    game: PolicyGameOption,
+    parent: DirOption = Path("."),
+    file: WeightsOption = None,
+    version: VersionOption = "0.1.0",
+) -> None:
+    """Make a bot folder NAME of a policy trained in the environment (docs/env.md): its
+    module and files, a bot.py that encodes each view as the environment does and plays
+    the policy's action, and a bot.toml."""
+    from arena.env.export import export_policy
+
+    with user_errors():
+        folder = export_policy(policy, name, game, parent, file, version)
+    console.print(f"made {escape(str(folder))}/: check it, then play it", soft_wrap=True)
+    console.print(f"  arena bot check {escape(str(folder))}", soft_wrap=True)
+
+
 @bot_app.command("build")
 def bot_build(
     bot_dir: BotDirArgument,

@@ -98,6 +98,23 @@ class Scenario:
     """Request ids to use (default 1, 2, 3...): a scenario may scramble them."""
 
 
+# --- the learning environment (arena.env) -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EnvPart:
+    """What the PettingZoo environment (``arena.env``) needs of a game beyond its rules."""
+
+    arrays: str
+    """The module of its array encoding (a ``protocol.arrays.Encoding``: its observation,
+    its fixed action space): in the ``protocol`` package, so that a bot exported from a
+    policy encodes its views in its sandbox with the same code."""
+    standing: Callable[[Any], list[int]]
+    """Each seat's score so far in the game's own unit, from a state: a seat's reward
+    is what a step changed it by (negated when lower is better). At the game's end it is
+    the outcome's scores (``arena game check`` checks it), so rewards add up to them."""
+
+
 # --- rounds, as the generic parts count them ----------------------------------------------------
 
 

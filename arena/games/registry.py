@@ -31,7 +31,7 @@ import msgspec
 from arena.games.base import AnyRules, Rules, SettingsError
 
 if TYPE_CHECKING:
-    from arena.games.parts import Scenario, TerminalRenderer, WebFrames
+    from arena.games.parts import EnvPart, Scenario, TerminalRenderer, WebFrames
 
 ENV = "ARENA_GAMES"
 """Comma-separated ``module:attribute`` of the out-of-tree games' records."""
@@ -110,6 +110,9 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
     drawer_css: str | None = None
     """``package:file`` of the drawer's style sheet, sent with its script (``viewer.css``
     beside it); ``None``: the drawer needs none beyond the viewer's."""
+    env: str | None = None
+    """``module:attribute`` of the PettingZoo environment's part (a ``parts.EnvPart``: its
+    array encoding, its standing); ``None``: the game has no environment (``arena.env``)."""
     answer_names: Mapping[str, str] = field(default_factory=dict)
     """Per request kind, what one answer is called (``{"bid": "a bid"}``): ``arena bot
     check`` names it in its fixes; ``"an answer"`` for a kind not named."""
@@ -140,6 +143,12 @@ class GameRecord(Generic[StateT, SettingsT, ViewT, AnswerT, EventT]):
         if self.scenarios is not None:
             return cast("list[Scenario]", _part(self.scenarios, self.name)())
         return cast("list[Scenario]", _part(GENERIC_BATTERY, self.name)(self))
+
+    def env_part(self) -> EnvPart:
+        """The environment's part, or ``CatalogError`` saying the game has none."""
+        if self.env is None:
+            raise CatalogError(f"{self.name} has no environment: its record names no env part (an EnvPart)")
+        return cast("EnvPart", _part(self.env, self.name))
 
     def drawer_script(self) -> str | None:
         """The JavaScript of the viewer's drawer, or ``None`` for the generic drawer."""

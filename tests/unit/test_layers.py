@@ -64,9 +64,9 @@ def test_games_import_no_layer_above_them() -> None:
 
 
 def test_protocol_imports_nothing_from_arena() -> None:
-    for path in (ROOT / "protocol").glob("*.py"):
+    for path in (ROOT / "protocol").rglob("*.py"):
         for name in imports(path):
-            assert not name.startswith("arena"), f"protocol/{path.name} imports {name}"
+            assert not name.startswith("arena"), f"{path.relative_to(ROOT)} imports {name}"
 
 
 def test_only_the_store_writes_sql() -> None:

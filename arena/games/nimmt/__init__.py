@@ -40,5 +40,6 @@ GAME: GameRecord[rules.State, rules.Settings, wire.View, Any, wire.Event] = Game
     scenarios="arena.games.nimmt.battery:scenarios",
     drawer="arena.games.nimmt:viewer.js",
     drawer_css="arena.games.nimmt:viewer.css",
+    env="arena.games.nimmt.env:ENV",
     answer_names={"play": "a card", "row": "a row (its index)", "draft": "a card"},
 )

@@ -29,5 +29,6 @@ GAME: GameRecord[rules.State, rules.Settings, wire.View, Any, wire.Event] = Game
     scenarios="arena.games.sixes.battery:scenarios",
     drawer="arena.games.sixes:viewer.js",
     drawer_css="arena.games.sixes:viewer.css",
+    env="arena.games.sixes.env:ENV",
     answer_names={"play": "a card"},
 )
