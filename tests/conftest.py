@@ -27,6 +27,16 @@ MakeBot = Callable[..., Path]
 
 
 @pytest.fixture
+def place() -> Iterator[Path]:
+    """A new folder every sandbox's user may read (pytest's own folders are root's alone),
+    removed after the test."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    os.chmod(folder, 0o755)
+    yield folder
+    subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+@pytest.fixture
 def make_bot() -> Iterator[MakeBot]:
     """``make_bot(name, code)`` writes a Python bot folder and returns its path.
 

@@ -3,12 +3,9 @@ sandboxes as they are: the module is in the SDK every sandbox gives a Python bot
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import tempfile
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,14 +45,6 @@ class Searcher(Bot):
 
 run(Searcher())
 """
-
-
-@pytest.fixture
-def place() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-search-"))
-    os.chmod(folder, 0o755)
-    yield folder
-    subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
 @pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])

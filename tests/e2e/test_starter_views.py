@@ -6,12 +6,9 @@ Python ``View`` chooses, on the same deals against the same rival."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import tempfile
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -164,15 +161,6 @@ PROBES = {
 }
 LANGUAGES = sorted({language for language, _ in PROBES})
 EDITED = {"go": "bot.go", "java": "Bot.java", "rust": "bot.rs", "cpp": "bot.cpp", "c": "bot.c"}
-
-
-@pytest.fixture
-def place() -> Iterator[Path]:
-    """A folder every sandbox's user may read (pytest's own is root's alone)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-views-"))
-    os.chmod(folder, 0o755)
-    yield folder
-    subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
 def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

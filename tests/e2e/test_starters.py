@@ -4,12 +4,9 @@ code fresh (a new name, so no image or build of an earlier run serves it)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import tempfile
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,15 +16,6 @@ from arena.bots.starter import LANGUAGES
 ARENA = str(Path(sys.executable).parent / "arena")
 ROOT = Path(__file__).resolve().parents[2]
 RIVAL = {"nimmt": "sample_bots/random", "sixes": "sample_bots/sixes-random"}
-
-
-@pytest.fixture
-def place() -> Iterator[Path]:
-    """A folder every sandbox's user may read (pytest's own is root's alone)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-new-"))
-    os.chmod(folder, 0o755)
-    yield folder
-    subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
 def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

@@ -6,12 +6,10 @@ the environment on the same seeds."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import random
 import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +34,6 @@ def act(observation):
     legal = [i for i, bit in enumerate(observation["action_mask"]) if bit]
     return legal[int(sum(observation["observation"])) % len(legal)]
 '''
-
-
-@pytest.fixture
-def place() -> Iterator[Path]:
-    """A folder every sandbox's user may read (pytest's own is root's alone)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-env-"))
-    os.chmod(folder, 0o755)
-    yield folder
-    subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
 def replayed(env: arena.env.ArenaEnv) -> None:
