@@ -1,7 +1,7 @@
 """The Monte Carlo reference bot: deal the unseen cards, play the round out, keep the best.
 
     python3 bot.py [--think 0.1] [--seed 1] [--playouts N] [--opponents infer|random|greedy]
-                   [--rollout greedy|random]
+                   [--rollout greedy|random] [--even] [--flat]
     python3 bot.py --bench 20      # playouts per second, then exit
 
 For a ``"play"`` request every card in hand is a candidate. The search repeats, until
@@ -29,8 +29,15 @@ back to a one-turn heuristic like ``sample_bots/heuristic`` that understands the
 rules; the draft takes the card with the fewest heads. Every answer is one of
 ``legal``.
 
-Time: a move thinks for ``--think`` seconds (default 0.1), never more than a third of
-the game's ``move_ms``, checking the clock after each deal. The generator is seeded
+The card search halves its field as it goes: after 40% and 70% of its time the worse
+half of the candidates still in is dropped (at least two stay), so the close ones get
+the deals the hopeless ones would have taken (``--flat``: every candidate to the end).
+
+Time: ``--think`` seconds a move on average (default 0.1), spread over a round by how
+much each turn has to choose: 1.8 times ``--think`` on the first of 10 turns, less on
+each later one, nothing on the forced last (``--even``: ``--think`` on every turn); a
+round takes what ``--think`` on each of its turns with a choice would. Never more than
+a third of the game's ``move_ms``, checking the clock after each deal. The generator is seeded
 from ``--seed``, the game number, the seat, the round, the turn and the request kind,
 so with ``--playouts`` the same request always gets the same answer.
 """
@@ -53,6 +60,8 @@ H = list(HEADS)
 FULL = ROW_CAPACITY
 MOVE_FRACTION = 1 / 3
 """At most this share of ``move_ms`` is spent thinking."""
+HALVINGS = (0.4, 0.7)
+"""The shares of a move's search after which the worse half of its candidates is dropped."""
 LOW_PENALTY = 0.5
 """The greedy policy's extra cost for a card lower than every row end."""
 SLIP = 0.1
@@ -410,9 +419,20 @@ class MonteCarloBot(Bot):
     version = "1.0.0"
 
     def __init__(
-        self, think: float = 0.1, seed: int = 1, playouts: int = 0, rollout: str = "greedy", opponents: str = "infer"
+        self,
+        think: float = 0.1,
+        seed: int = 1,
+        playouts: int = 0,
+        rollout: str = "greedy",
+        opponents: str = "infer",
+        spread: bool = True,
+        halve: bool = True,
     ) -> None:
         self.think = think
+        self.spread = spread
+        """Spread ``think`` over a round's turns by how much each has to choose (``budget``)."""
+        self.halve = halve
+        """Drop the worse candidates as the search goes (``search_play``)."""
         self.seed = seed
         self.playouts = playouts
         self.rollout = rollout
@@ -426,8 +446,12 @@ class MonteCarloBot(Bot):
         self.failed = False
         self.forgiving = True
         """False (in tests): a failing search or event raises instead of being logged."""
+        self.clock = 0.0
+        """The search's last reading of the clock."""
         self.last_playouts = 0
         """Deals searched for the last answer (for tests and benchmarks)."""
+        self.last_kept = 0
+        """Candidates the last card search kept to its end (successive halving)."""
 
     # --- hooks ---
 
@@ -455,7 +479,7 @@ class MonteCarloBot(Bot):
 
     def decide(self, kind, view, legal):
         started = time.perf_counter()
-        budget = min(self.think, MOVE_FRACTION * self.move_ms / 1000)
+        budget = min(self.budget(kind, view), MOVE_FRACTION * self.move_ms / 1000)
         deadline = started + budget
         rng = random.Random(f"{self.seed}/{self.game_no}/{view.seat}/{view.round}/{view.turn}/{kind}/{view.card}")
         self.last_playouts = 0
@@ -467,7 +491,7 @@ class MonteCarloBot(Bot):
             return fallback(kind, view, legal)
         try:
             if kind == "play":
-                return self.search_play(view, legal, rng, deadline)
+                return self.search_play(view, legal, rng, started, deadline)
             if kind == "row":
                 return self.search_row(view, legal, rng, deadline)
         except Exception as exc:  # never lose a move to a bug: log it, answer the heuristic's way
@@ -475,6 +499,20 @@ class MonteCarloBot(Bot):
                 raise
             print(f"montecarlo: search failed ({exc!r}), falling back", file=sys.stderr)
         return fallback(kind, view, legal)
+
+    def budget(self, kind, view) -> float:
+        """Seconds for this answer: ``think`` on average over a round's choices, spread
+        by how much there is to choose (unless ``--even``).
+
+        A turn with ``h`` cards in hand of a round dealt ``n`` gets ``2 (h - 1) / n``
+        times ``think``: 1.8 times on the first turn of 10, nothing on the last, where
+        the card is forced, so a round's turns together take ``(n - 1) * think``, as
+        ``think`` on each turn with a choice would. A row choice takes ``think``.
+        """
+        if not self.spread or kind != "play":
+            return self.think
+        dealt = len(view.hand) + len(view.revealed)  # the turns played this round, one card each
+        return self.think * 2 * (len(view.hand) - 1) / dealt
 
     # --- searches ---
 
@@ -518,9 +556,23 @@ class MonteCarloBot(Bot):
         """True while the search may deal again."""
         if self.playouts:
             return done < self.playouts
-        return done == 0 or time.perf_counter() < deadline
+        if done == 0:
+            return True
+        self.clock = time.perf_counter()
+        return self.clock < deadline
 
-    def search_play(self, view, legal, rng, deadline):
+    def progress(self, started: float, deadline: float, done: int) -> float:
+        """The share of this answer's search spent by the last deal (its clock read
+        by ``spend``, one reading a deal)."""
+        if self.playouts:
+            return done / self.playouts
+        return (self.clock - started) / max(1e-9, deadline - started)
+
+    def search_play(self, view, legal, rng, started, deadline):
+        """The candidate with the fewest heads over the deals, by successive halving:
+        at ``HALVINGS`` of the search the worse half of the candidates still in is
+        dropped (at least 2 stay), so the close ones get the deals the hopeless ones
+        would have taken."""
         deals = self.deals(view, rng)
         fill = fill_costs(view.top_card, view.players - 1)
         ends0, cnts0, hds0 = sorted_rows(view.rows)
@@ -531,6 +583,9 @@ class MonteCarloBot(Bot):
         rand = rng.random
         greedy = self.rollout == "greedy"
         done = 0
+        active = list(range(len(cards)))
+        self.clock = started
+        cuts = list(HALVINGS) if self.halve else []
         while self.spend(deadline, done):
             rplays, ghands, gflag = deals.deal(turns)
             now = rplays[0][:] if rplays else []
@@ -539,12 +594,12 @@ class MonteCarloBot(Bot):
                     card = greedy_card(ends0, cnts0, hds0, other, fill)
                     other.remove(card)
                     now.append(card)
-            for k, card in enumerate(cards):
+            for k in active:
                 totals[k] += playout(
                     ends0[:],
                     cnts0[:],
                     hds0[:],
-                    card,
+                    cards[k],
                     rests[k][:],
                     now,
                     rplays,
@@ -555,8 +610,14 @@ class MonteCarloBot(Bot):
                     greedy,
                 )
             done += 1
+            if cuts and self.progress(started, deadline, done) >= cuts[0]:
+                cuts.pop(0)
+                if len(active) > 2:
+                    active.sort(key=lambda k: (totals[k], k))
+                    active = sorted(active[: max(2, (len(active) + 1) // 2)])
         self.last_playouts = done
-        best = min(range(len(cards)), key=lambda k: (totals[k], k))
+        self.last_kept = len(active)
+        best = min(active, key=lambda k: (totals[k], k))
         return cards[best]
 
     def search_row(self, view, legal, rng, deadline):
@@ -722,6 +783,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="infer",
         help="the opponents' policy in playouts (default: inferred from their play)",
     )
+    parser.add_argument(
+        "--even",
+        action="store_true",
+        help="think the same time on every turn, not more on early turns (default: spread)",
+    )
+    parser.add_argument("--flat", action="store_true", help="search every candidate to the end (no halving)")
     parser.add_argument("--bench", type=int, default=0, metavar="N", help="measure playouts/s on N positions, exit")
     return parser.parse_args(argv)
 
@@ -731,7 +798,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.bench:
         bench(args.bench, args.think)
         return
-    run(MonteCarloBot(args.think, args.seed, args.playouts, args.rollout, args.opponents))
+    run(MonteCarloBot(args.think, args.seed, args.playouts, args.rollout, args.opponents, not args.even, not args.flat))
 
 
 if __name__ == "__main__":

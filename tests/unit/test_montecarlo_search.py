@@ -64,11 +64,12 @@ class Clock:
 
 
 def test_think_time_is_kept_and_capped_by_move_ms(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--think`` seconds, but never more than a third of ``move_ms``: the search stops
-    at the first reading of its clock past that budget, and not before."""
+    """The first turn of a round thinks 1.8 times ``--think`` seconds (``budget``), but never
+    more than a third of ``move_ms``: the search stops at the first reading of its clock
+    past that budget, and not before."""
     view, legal = first_view({})
     tick = 0.001
-    for think, move_ms, budget in ((0.05, 1000, 0.05), (30.0, 90, 0.03)):
+    for think, move_ms, budget in ((0.05, 1000, 0.09), (30.0, 90, 0.03)):
         clock = Clock(tick)
         monkeypatch.setattr(MC, "time", clock)
         bot = MC.MonteCarloBot(think=think)
@@ -79,6 +80,39 @@ def test_think_time_is_kept_and_capped_by_move_ms(monkeypatch: pytest.MonkeyPatc
         assert answer in legal
         assert budget <= spent <= budget + 2 * tick + 1e-9, (think, move_ms, spent)
         assert bot.last_playouts == round(spent / tick) - 1, "one reading of the clock a deal, after it"
+
+
+def test_a_round_thinks_as_long_as_an_even_split_but_most_on_its_first_turns() -> None:
+    """``budget``: the turn with h of a round's 10 cards in hand thinks 2 (h - 1) / 10
+    times ``--think``, so the round's 10 turns take 9 x ``--think``, as ``--think`` on
+    each of the 9 with a choice would; the forced last turn nothing; a row choice and
+    ``--even`` always ``--think``."""
+    spread, even = MC.MonteCarloBot(think=0.09), MC.MonteCarloBot(think=0.09, spread=False)
+    budgets = []
+    for turn in range(1, 11):
+        hand = tuple(range(turn, 11))
+        revealed = tuple(((c, 0),) for c in range(1, turn))
+        view = View(0, 2, 1, turn, hand, ((50,), (60,), (70,), (80,)), (0, 0), (0, 0), revealed)
+        budgets.append(spread.budget("play", view))
+        assert even.budget("play", view) == 0.09
+        assert spread.budget("row", view) == 0.09
+    assert budgets[0] == pytest.approx(0.162) and budgets[-1] == 0
+    assert budgets == sorted(budgets, reverse=True)
+    assert sum(budgets) == pytest.approx(0.81)
+
+
+def test_halving_keeps_the_close_candidates_and_gives_them_the_deals() -> None:
+    """Successive halving: of 10 candidates, 5 are left after 40% of the deals and 3
+    after 70%; the answer is one of them, and repeatable. Without it (``halve=False``)
+    every candidate is searched on every deal, with as many deals."""
+    view, legal = first_view({})
+    halved = MC.MonteCarloBot(playouts=100, seed=3)
+    answer = halved.decide("play", view, legal)
+    assert halved.last_kept == 3 and answer in legal
+    assert MC.MonteCarloBot(playouts=100, seed=3).decide("play", view, legal) == answer
+    flat = MC.MonteCarloBot(playouts=100, seed=3, halve=False)
+    flat.decide("play", view, legal)
+    assert flat.last_kept == len(legal) == 10 and flat.last_playouts == halved.last_playouts == 100
 
 
 def test_the_last_turn_row_choice_takes_the_cheapest_row() -> None:
