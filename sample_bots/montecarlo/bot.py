@@ -60,6 +60,10 @@ H = list(HEADS)
 FULL = ROW_CAPACITY
 MOVE_FRACTION = 1 / 3
 """At most this share of ``move_ms`` is spent thinking."""
+RANK_HEADS = 20
+"""In a playout that ends the game, what each opponent ranked above us costs, in heads."""
+ENDGAME_REACH = 30
+"""Heads a seat might still take this round: within this of ``end_score``, the game may end."""
 HALVINGS = (0.4, 0.7)
 """The shares of a move's search after which the worse half of its candidates is dropped."""
 LOW_PENALTY = 0.5
@@ -173,6 +177,8 @@ def playout(
     fill: list[list[float]],
     rand: object,
     greedy: bool = True,
+    heads: list[int] | None = None,
+    owner: bytearray | None = None,
 ) -> int:
     """Our heads from the rest of the round, on rows kept as sorted ends with their
     counts and heads (changed in place, as are ``hand`` and ``ghands``).
@@ -183,6 +189,9 @@ def playout(
     from the playout's first turn) and each greedy opponent the greedy card of its hand
     in ``ghands``. A card lower than every row end takes the cheapest row if it is ours
     or a greedy opponent's (``gflag[card]``), a random row otherwise.
+
+    With ``heads`` (one per seat, ours first) and ``owner`` (each opponent card's seat
+    there), every seat's heads are added up in ``heads`` too (the endgame's objective).
     """
     taken = 0
     t = 0
@@ -218,6 +227,8 @@ def playout(
                     r = hds.index(min(hds))
                 else:
                     r = int(rand() * 4)
+                if heads is not None:
+                    heads[0 if x == mine else owner[x]] += hds[r]
                 del ends[r]
                 del cnts[r]
                 del hds[r]
@@ -229,6 +240,8 @@ def playout(
                 if cnts[i] == FULL:
                     if x == mine:
                         taken += hds[i]
+                    if heads is not None:
+                        heads[0 if x == mine else owner[x]] += hds[i]
                     cnts[i] = 1
                     hds[i] = H[x]
                 else:
@@ -376,10 +389,13 @@ class Deals:
         self.greedy = greedy
         """For each opponent, the chance that it plays greedily."""
         self.top = top
+        self.owner = bytearray(top + 1)
+        """Each card's opponent in the last deal."""
 
     def deal(self, turns: int) -> tuple[list[list[int]], list[list[int]], bytearray]:
         """A deal: the random opponents' cards by turn (``rplays[t]``), the greedy
-        opponents' hands, and the flags of the greedy opponents' cards."""
+        opponents' hands, and the flags of the greedy opponents' cards. ``owner`` then
+        holds each dealt card's opponent (1 for the first, in seat order after ours)."""
         rng = self.rng
         shuffle = rng.shuffle
         if self.known is not None:
@@ -396,6 +412,10 @@ class Deals:
             for size in self.sizes:
                 hands.append(cards[start : start + size])
                 start += size
+        owner = self.owner
+        for n, hand in enumerate(hands, 1):
+            for c in hand:
+                owner[c] = n
         sequences = []
         ghands = []
         gflag = bytearray(self.top + 1)
@@ -427,11 +447,14 @@ class MonteCarloBot(Bot):
         opponents: str = "infer",
         spread: bool = True,
         halve: bool = True,
+        ranked: bool = True,
     ) -> None:
         self.think = think
         self.spread = spread
         """Spread ``think`` over a round's turns by how much each has to choose (``budget``)."""
         self.halve = halve
+        self.ranked = ranked
+        """Near the end of a game, count the ranks it ends with, not only heads (``endgame``)."""
         """Drop the worse candidates as the search goes (``search_play``)."""
         self.seed = seed
         self.playouts = playouts
@@ -442,6 +465,7 @@ class MonteCarloBot(Bot):
         or ``"greedy"``."""
         self.move_ms = 1000
         self.game_no = 0
+        self.settings: dict = {}
         self.table: Opponents | None = None
         self.failed = False
         self.forgiving = True
@@ -461,6 +485,7 @@ class MonteCarloBot(Bot):
 
     def new_game(self, message):
         self.game_no = message.game_no
+        self.settings = message.settings
         self.failed = False
         self.table = Opponents(message.seat, message.players, message.settings)
 
@@ -584,6 +609,8 @@ class MonteCarloBot(Bot):
         greedy = self.rollout == "greedy"
         done = 0
         active = list(range(len(cards)))
+        base = self.endgame(view)
+        owner = deals.owner
         self.clock = started
         cuts = list(HALVINGS) if self.halve else []
         while self.spend(deadline, done):
@@ -595,7 +622,8 @@ class MonteCarloBot(Bot):
                     other.remove(card)
                     now.append(card)
             for k in active:
-                totals[k] += playout(
+                heads = [0] * view.players if base else None
+                taken = playout(
                     ends0[:],
                     cnts0[:],
                     hds0[:],
@@ -608,7 +636,10 @@ class MonteCarloBot(Bot):
                     fill,
                     rand,
                     greedy,
+                    heads,
+                    owner,
                 )
+                totals[k] += self.standing(base, heads, taken) if base else taken
             done += 1
             if cuts and self.progress(started, deadline, done) >= cuts[0]:
                 cuts.pop(0)
@@ -619,6 +650,30 @@ class MonteCarloBot(Bot):
         self.last_kept = len(active)
         best = min(active, key=lambda k: (totals[k], k))
         return cards[best]
+
+    def endgame(self, view) -> list[int] | None:
+        """Every seat's heads so far (ours first, then the others in seat order) when
+        this round may end the game; None when it cannot (the objective is our heads)."""
+        order = [view.seat] + [s for s in range(view.players) if s != view.seat]
+        base = [view.scores[s] + view.round_heads[s] for s in order]
+        if not self.ranked:
+            return None
+        rounds = self.settings.get("rounds", 0)
+        if rounds:
+            return base if view.round >= rounds else None
+        return base if max(base) + ENDGAME_REACH >= self.settings.get("end_score", 66) else None
+
+    def standing(self, base: list[int], heads: list[int], taken: int) -> float:
+        """A playout's cost when the game may end: our heads, plus ``RANK_HEADS`` for
+        each opponent that finishes below us in heads (half for a tie) if the round
+        ends the game. Ranks are what a game is rated by; near the end, who takes the
+        heads matters as much as how many we take."""
+        final = [b + h for b, h in zip(base, heads, strict=True)]
+        if not self.settings.get("rounds", 0) and max(final) < self.settings.get("end_score", 66):
+            return taken
+        ours = final[0]
+        above = sum(1 for f in final[1:] if f < ours) + 0.5 * sum(1 for f in final[1:] if f == ours)
+        return taken + RANK_HEADS * above
 
     def search_row(self, view, legal, rng, deadline):
         card = view.card
@@ -788,6 +843,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="think the same time on every turn, not more on early turns (default: spread)",
     )
+    parser.add_argument(
+        "--heads-only", action="store_true", help="near the end, still count only heads (not the final ranks)"
+    )
     parser.add_argument("--flat", action="store_true", help="search every candidate to the end (no halving)")
     parser.add_argument("--bench", type=int, default=0, metavar="N", help="measure playouts/s on N positions, exit")
     return parser.parse_args(argv)
@@ -798,7 +856,18 @@ def main(argv: list[str] | None = None) -> None:
     if args.bench:
         bench(args.bench, args.think)
         return
-    run(MonteCarloBot(args.think, args.seed, args.playouts, args.rollout, args.opponents, not args.even, not args.flat))
+    run(
+        MonteCarloBot(
+            args.think,
+            args.seed,
+            args.playouts,
+            args.rollout,
+            args.opponents,
+            not args.even,
+            not args.flat,
+            not args.heads_only,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -115,6 +115,33 @@ def test_halving_keeps_the_close_candidates_and_gives_them_the_deals() -> None:
     assert flat.last_kept == len(legal) == 10 and flat.last_playouts == halved.last_playouts == 100
 
 
+def test_near_the_end_a_playout_counts_the_ranks_the_game_ends_with() -> None:
+    """``endgame``: once a seat is within ``ENDGAME_REACH`` heads of ``end_score`` (or
+    in the last of a fixed number of rounds), every seat's heads so far, ours first;
+    ``standing``: a playout that ends the game costs ``RANK_HEADS`` more for each
+    opponent finishing with fewer heads (half for a tie), one that does not only our heads."""
+    bot = MC.MonteCarloBot()
+    bot.new_game(NewGame(0, 2, 4, {}))
+
+    def view(scores: tuple[int, ...], round_heads: tuple[int, ...] = (0, 0, 0, 0), round: int = 3) -> View:
+        return View(2, 4, round, 1, (1, 2), ((50,), (60,), (70,), (80,)), scores, round_heads, ())
+
+    assert bot.endgame(view((10, 10, 10, 10))) is None
+    assert bot.endgame(view((10, 36, 20, 5), (0, 0, 6, 0))) == [26, 10, 36, 5]  # 36 + 30 >= 66
+    base = [60, 50, 62, 40]
+    assert bot.standing(base, [6, 0, 0, 0], 6) == 6 + 3 * MC.RANK_HEADS  # 66 ends it: all three ahead
+    assert bot.standing(base, [0, 0, 4, 0], 0) == 2 * MC.RANK_HEADS  # 66 ends it for all
+    assert bot.standing(base, [0, 10, 4, 0], 0) == 1.5 * MC.RANK_HEADS  # 66 ends it; 60 ties ours: half
+    assert bot.standing(base, [2, 0, 0, 0], 2) == 2, "nobody at 66: only our heads count"
+    bot.new_game(NewGame(0, 2, 4, {"rounds": 3}))
+    assert bot.endgame(view((0, 0, 0, 0), round=3)) == [0, 0, 0, 0]
+    assert bot.endgame(view((0, 0, 0, 0), round=2)) is None
+    assert bot.standing([0, 0, 0, 0], [1, 0, 0, 0], 1) == 1 + 3 * MC.RANK_HEADS, "the last round ends it"
+    heads_only = MC.MonteCarloBot(ranked=False)
+    heads_only.new_game(NewGame(0, 2, 4, {}))
+    assert heads_only.endgame(view((60, 60, 60, 60))) is None
+
+
 def test_the_last_turn_row_choice_takes_the_cheapest_row() -> None:
     """With nothing left to play, the row choice is only this turn: the fewest heads."""
     view = View(
