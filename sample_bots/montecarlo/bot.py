@@ -1,7 +1,7 @@
 """The Monte Carlo reference bot: deal the unseen cards, play the round out, keep the best.
 
     python3 bot.py [--think 0.1] [--seed 1] [--playouts N] [--opponents infer|random|greedy]
-                   [--rollout greedy|random] [--even] [--flat]
+                   [--rollout greedy|random] [--even] [--flat] [--heads-only]
     python3 bot.py --bench 20      # playouts per second, then exit
 
 For a ``"play"`` request every card in hand is a candidate. The search repeats, until
@@ -32,6 +32,9 @@ rules; the draft takes the card with the fewest heads. Every answer is one of
 The card search halves its field as it goes: after 40% and 70% of its time the worse
 half of the candidates still in is dropped (at least two stay), so the close ones get
 the deals the hopeless ones would have taken (``--flat``: every candidate to the end).
+
+Near a game's end (``endgame``) a card's playouts count the ranks the game would end
+with, not only our heads (``--heads-only``: heads alone).
 
 Time: ``--think`` seconds a move on average (default 0.1), spread over a round by how
 much each turn has to choose: 1.8 times ``--think`` on the first of 10 turns, less on
@@ -436,7 +439,7 @@ class Deals:
 
 class MonteCarloBot(Bot):
     name = "montecarlo"
-    version = "1.0.0"
+    version = "1.1.0"
 
     def __init__(
         self,
