@@ -187,7 +187,7 @@ def test_hostile_submissions_are_held_and_the_ladder_goes_on(base: Path, sandbox
                 if (
                     len(states) == 5
                     and "received" not in states.values()
-                    and {"spy", "lingerer"} <= seated
+                    and {"spy", "lingerer", "plain", "steady"} <= seated
                     and len(later) >= 6
                 ):
                     break
