@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import argparse
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import tomllib
 from pathlib import Path
+
+from playouts import bundle
 
 from arena.boards.timing import stored_times
 from arena.store import Store
@@ -131,13 +132,7 @@ def build_peer(peer: Path, esbuild: str, think: float, scratch: Path) -> Path:
     """The peer's MCS as a bot folder: the adapter bundled with its code."""
     folder = scratch / "peer-mcs"
     folder.mkdir()
-    source = scratch / "adapter.ts"
-    source.write_text(ADAPTER.replace("@PEER@", str(peer.resolve())))
-    command = [*shlex.split(esbuild), str(source), "--bundle", "--platform=node", "--format=esm",
-               f"--outfile={folder / 'adapter.mjs'}", "--log-level=warning"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"esbuild could not bundle the adapter with {peer}: {done.stderr.strip() or done.stdout.strip()}")
+    bundle(ADAPTER, peer, esbuild, scratch / "adapter.ts", folder / "adapter.mjs")
     (folder / "bot.toml").write_text(
         'name = "peer-mcs"\nversion = "1"\nlanguage = "javascript"\n'
         f'run = "node adapter.mjs --think {think:g}"\ngames = ["nimmt"]\n'
@@ -154,7 +149,10 @@ def with_think(bot: Path, think: float, scratch: Path) -> Path:
     text = manifest.read_text()
     run = tomllib.loads(text)["run"]
     thinking = re.sub(r"--think \S+", f"--think {think:g}", run) if "--think" in run else f"{run} --think {think:g}"
-    manifest.write_text(text.replace(f'run = "{run}"', f'run = "{thinking}"'))
+    written = text.replace(f'run = "{run}"', f'run = "{thinking}"')
+    if written == text:
+        sys.exit(f'{manifest}: its run line is not `run = "..."`; give --think there by hand')
+    manifest.write_text(written)
     return copy
 
 
@@ -164,13 +162,11 @@ def mean_times(db: Path, name: str) -> list[tuple[str, float, int]]:
     tournament = store.get_tournament(name)
     assert tournament is not None
     games = store.find_games(tournament_id=tournament.id, limit=1_000_000)
-    refs = sorted({seat.bot for game in games for seat in game.seats})
-    found = []
-    for ref in refs:
-        seats, _ = stored_times(store, games, ref)
-        walls = [move.wall_ms for seat in seats for move in seat.moves]
-        found.append((ref, sum(walls) / max(1, len(walls)), len(walls)))
-    return found
+    seats, _ = stored_times(store, games, None)
+    walls: dict[str, list[float]] = {}
+    for seat in seats:
+        walls.setdefault(seat.bot, []).extend(move.wall_ms for move in seat.moves)
+    return [(ref, sum(ms) / max(1, len(ms)), len(ms)) for ref, ms in sorted(walls.items())]
 
 
 def main() -> None:

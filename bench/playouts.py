@@ -110,16 +110,19 @@ def rules_rate(seconds: float) -> float:
     return games / elapsed
 
 
-def build_driver(peer: Path, esbuild: str, scratch: Path) -> Path:
-    source = scratch / "driver.ts"
-    source.write_text(DRIVER.replace("@PEER@", str(peer.resolve())))
-    bundle = scratch / "driver.mjs"
+def bundle(code: str, peer: Path, esbuild: str, source: Path, out: Path) -> Path:
+    """``code`` (TypeScript importing ``@PEER@/...``) bundled with the peer's for Node."""
+    source.write_text(code.replace("@PEER@", str(peer.resolve())))
     command = [*shlex.split(esbuild), str(source), "--bundle", "--platform=node", "--format=esm",
-               f"--outfile={bundle}", "--log-level=warning"]  # fmt: skip
+               f"--outfile={out}", "--log-level=warning"]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"esbuild could not bundle the driver with {peer}: {done.stderr.strip() or done.stdout.strip()}")
-    return bundle
+        sys.exit(f"esbuild could not bundle {source.name} with {peer}: {done.stderr.strip() or done.stdout.strip()}")
+    return out
+
+
+def build_driver(peer: Path, esbuild: str, scratch: Path) -> Path:
+    return bundle(DRIVER, peer, esbuild, scratch / "driver.ts", scratch / "driver.mjs")
 
 
 def peer_rate(bundle: Path, mode: str, seconds: float) -> float:

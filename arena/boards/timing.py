@@ -92,9 +92,10 @@ def seat_times(lines: Sequence[Line]) -> list[SeatTimes]:
     return seats
 
 
-def stored_times(store: Store, games: Iterable[StoredGame], ref: str) -> tuple[list[SeatTimes], int]:
-    """The seats bot ``ref`` (``name:version``) played in ``games``, their replays read
-    one at a time, and how many replays could not be read (counted, not used)."""
+def stored_times(store: Store, games: Iterable[StoredGame], ref: str | None) -> tuple[list[SeatTimes], int]:
+    """The seats bot ``ref`` (``name:version``; None: every bot) played in ``games``,
+    their replays read one at a time, and how many replays could not be read (counted,
+    not used)."""
     seats: list[SeatTimes] = []
     unreadable = 0
     for game in games:
@@ -103,7 +104,7 @@ def stored_times(store: Store, games: Iterable[StoredGame], ref: str) -> tuple[l
         except (zlib.error, StoreError, replay_files.ReplayError):
             unreadable += 1
             continue
-        mine = {s.seat for s in game.seats if s.bot == ref}
+        mine = {s.seat for s in game.seats if ref is None or s.bot == ref}
         seats += [s for s in seat_times(lines) if s.seat in mine]
     return seats, unreadable
 

@@ -64,7 +64,7 @@ FULL = ROW_CAPACITY
 MOVE_FRACTION = 1 / 3
 """At most this share of ``move_ms`` is spent thinking."""
 RANK_HEADS = 20
-"""In a playout that ends the game, what each opponent ranked above us costs, in heads."""
+"""In a playout that ends the game, what each opponent ranked above us costs, in heads (``standing``)."""
 ENDGAME_REACH = 30
 """Heads a seat might still take this round: within this of ``end_score``, the game may end."""
 HALVINGS = (0.4, 0.7)
@@ -255,6 +255,19 @@ def playout(
     return taken
 
 
+def standing(base: list[int], heads: list[int], taken: int, end: int) -> float:
+    """A playout's cost near the end: our heads, plus ``RANK_HEADS`` for each opponent
+    finishing with fewer heads than ours (half for a tie) if some seat's total reaches
+    ``end`` (the game is over). Ranks are what a game is rated by; near the end, who
+    takes the heads matters as much as how many we take."""
+    final = [b + h for b, h in zip(base, heads, strict=True)]
+    if max(final) < end:
+        return taken
+    ours = final[0]
+    above = sum(1 for f in final[1:] if f < ours) + 0.5 * sum(1 for f in final[1:] if f == ours)
+    return taken + RANK_HEADS * above
+
+
 def place_known(ends: list[int], cnts: list[int], hds: list[int], cards: list[int]) -> None:
     """Place ``cards`` (ascending, none of ours, none lower than every row end)."""
     for x in cards:
@@ -395,10 +408,11 @@ class Deals:
         self.owner = bytearray(top + 1)
         """Each card's opponent in the last deal."""
 
-    def deal(self, turns: int) -> tuple[list[list[int]], list[list[int]], bytearray]:
+    def deal(self, turns: int, owners: bool = False) -> tuple[list[list[int]], list[list[int]], bytearray]:
         """A deal: the random opponents' cards by turn (``rplays[t]``), the greedy
-        opponents' hands, and the flags of the greedy opponents' cards. ``owner`` then
-        holds each dealt card's opponent (1 for the first, in seat order after ours)."""
+        opponents' hands, and the flags of the greedy opponents' cards. With ``owners``,
+        ``owner`` then holds each dealt card's opponent (1 for the first, in seat order
+        after ours)."""
         rng = self.rng
         shuffle = rng.shuffle
         if self.known is not None:
@@ -415,10 +429,11 @@ class Deals:
             for size in self.sizes:
                 hands.append(cards[start : start + size])
                 start += size
-        owner = self.owner
-        for n, hand in enumerate(hands, 1):
-            for c in hand:
-                owner[c] = n
+        if owners:
+            owner = self.owner
+            for n, hand in enumerate(hands, 1):
+                for c in hand:
+                    owner[c] = n
         sequences = []
         ghands = []
         gflag = bytearray(self.top + 1)
@@ -456,9 +471,9 @@ class MonteCarloBot(Bot):
         self.spread = spread
         """Spread ``think`` over a round's turns by how much each has to choose (``budget``)."""
         self.halve = halve
+        """Drop the worse candidates as the search goes (``search_play``)."""
         self.ranked = ranked
         """Near the end of a game, count the ranks it ends with, not only heads (``endgame``)."""
-        """Drop the worse candidates as the search goes (``search_play``)."""
         self.seed = seed
         self.playouts = playouts
         self.rollout = rollout
@@ -612,12 +627,13 @@ class MonteCarloBot(Bot):
         greedy = self.rollout == "greedy"
         done = 0
         active = list(range(len(cards)))
-        base = self.endgame(view)
+        ending = self.endgame(view)
+        base, end = ending if ending else ([], 0)
         owner = deals.owner
         self.clock = started
         cuts = list(HALVINGS) if self.halve else []
         while self.spend(deadline, done):
-            rplays, ghands, gflag = deals.deal(turns)
+            rplays, ghands, gflag = deals.deal(turns, owners=bool(base))
             now = rplays[0][:] if rplays else []
             for other in ghands:  # this turn's greedy cards do not depend on ours
                 if other:
@@ -642,7 +658,7 @@ class MonteCarloBot(Bot):
                     heads,
                     owner,
                 )
-                totals[k] += self.standing(base, heads, taken) if base else taken
+                totals[k] += standing(base, heads, taken, end) if heads else taken
             done += 1
             if cuts and self.progress(started, deadline, done) >= cuts[0]:
                 cuts.pop(0)
@@ -654,29 +670,20 @@ class MonteCarloBot(Bot):
         best = min(active, key=lambda k: (totals[k], k))
         return cards[best]
 
-    def endgame(self, view) -> list[int] | None:
-        """Every seat's heads so far (ours first, then the others in seat order) when
-        this round may end the game; None when it cannot (the objective is our heads)."""
-        order = [view.seat] + [s for s in range(view.players) if s != view.seat]
-        base = [view.scores[s] + view.round_heads[s] for s in order]
+    def endgame(self, view) -> tuple[list[int], int] | None:
+        """When this round may end the game: every seat's heads so far (ours first, then
+        the others in seat order) and the total that ends it (0: this round does,
+        being the last of a fixed number). None when it cannot: then the objective is
+        our heads alone."""
         if not self.ranked:
             return None
+        order = [view.seat] + [s for s in range(view.players) if s != view.seat]
+        base = [view.scores[s] + view.round_heads[s] for s in order]
         rounds = self.settings.get("rounds", 0)
         if rounds:
-            return base if view.round >= rounds else None
-        return base if max(base) + ENDGAME_REACH >= self.settings.get("end_score", 66) else None
-
-    def standing(self, base: list[int], heads: list[int], taken: int) -> float:
-        """A playout's cost when the game may end: our heads, plus ``RANK_HEADS`` for
-        each opponent that finishes below us in heads (half for a tie) if the round
-        ends the game. Ranks are what a game is rated by; near the end, who takes the
-        heads matters as much as how many we take."""
-        final = [b + h for b, h in zip(base, heads, strict=True)]
-        if not self.settings.get("rounds", 0) and max(final) < self.settings.get("end_score", 66):
-            return taken
-        ours = final[0]
-        above = sum(1 for f in final[1:] if f < ours) + 0.5 * sum(1 for f in final[1:] if f == ours)
-        return taken + RANK_HEADS * above
+            return (base, 0) if view.round >= rounds else None
+        end = self.settings.get("end_score", 66)
+        return (base, end) if max(base) + ENDGAME_REACH >= end else None
 
     def search_row(self, view, legal, rng, deadline):
         card = view.card
@@ -866,9 +873,9 @@ def main(argv: list[str] | None = None) -> None:
             args.playouts,
             args.rollout,
             args.opponents,
-            not args.even,
-            not args.flat,
-            not args.heads_only,
+            spread=not args.even,
+            halve=not args.flat,
+            ranked=not args.heads_only,
         )
     )
 

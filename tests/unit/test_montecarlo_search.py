@@ -127,16 +127,16 @@ def test_near_the_end_a_playout_counts_the_ranks_the_game_ends_with() -> None:
         return View(2, 4, round, 1, (1, 2), ((50,), (60,), (70,), (80,)), scores, round_heads, ())
 
     assert bot.endgame(view((10, 10, 10, 10))) is None
-    assert bot.endgame(view((10, 36, 20, 5), (0, 0, 6, 0))) == [26, 10, 36, 5]  # 36 + 30 >= 66
+    assert bot.endgame(view((10, 36, 20, 5), (0, 0, 6, 0))) == ([26, 10, 36, 5], 66)  # 36 + 30 >= 66
     base = [60, 50, 62, 40]
-    assert bot.standing(base, [6, 0, 0, 0], 6) == 6 + 3 * MC.RANK_HEADS  # 66 ends it: all three ahead
-    assert bot.standing(base, [0, 0, 4, 0], 0) == 2 * MC.RANK_HEADS  # 66 ends it for all
-    assert bot.standing(base, [0, 10, 4, 0], 0) == 1.5 * MC.RANK_HEADS  # 66 ends it; 60 ties ours: half
-    assert bot.standing(base, [2, 0, 0, 0], 2) == 2, "nobody at 66: only our heads count"
+    assert MC.standing(base, [6, 0, 0, 0], 6, 66) == 6 + 3 * MC.RANK_HEADS  # 66 ends it: all three ahead
+    assert MC.standing(base, [0, 0, 4, 0], 0, 66) == 2 * MC.RANK_HEADS  # 66 ends it for all
+    assert MC.standing(base, [0, 10, 4, 0], 0, 66) == 1.5 * MC.RANK_HEADS  # 66 ends it; 60 ties ours: half
+    assert MC.standing(base, [2, 0, 0, 0], 2, 66) == 2, "nobody at 66: only our heads count"
     bot.new_game(NewGame(0, 2, 4, {"rounds": 3}))
-    assert bot.endgame(view((0, 0, 0, 0), round=3)) == [0, 0, 0, 0]
+    assert bot.endgame(view((0, 0, 0, 0), round=3)) == ([0, 0, 0, 0], 0)
     assert bot.endgame(view((0, 0, 0, 0), round=2)) is None
-    assert bot.standing([0, 0, 0, 0], [1, 0, 0, 0], 1) == 1 + 3 * MC.RANK_HEADS, "the last round ends it"
+    assert MC.standing([0, 0, 0, 0], [1, 0, 0, 0], 1, 0) == 1 + 3 * MC.RANK_HEADS, "the last round ends it"
     heads_only = MC.MonteCarloBot(ranked=False)
     heads_only.new_game(NewGame(0, 2, 4, {}))
     assert heads_only.endgame(view((60, 60, 60, 60))) is None
