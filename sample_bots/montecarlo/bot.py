@@ -48,12 +48,14 @@ so with ``--playouts`` the same request always gets the same answer.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import math
 import random
 import sys
 import time
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
+from pathlib import Path
 
 from protocol.bot import Bot, run
 from protocol.nimmt import DECK_SIZE, HAND_SIZE, HEADS, ROW_CAPACITY, ROWS, DraftStart, Pick, Place, Reveal, RoundStart
@@ -449,12 +451,142 @@ class Deals:
         return rplays, ghands, gflag
 
 
+# --- the search in C ------------------------------------------------------------------------
+
+LIBRARY = Path(__file__).with_name("libsearch.so")
+"""search.c, built by ``make`` (bot.toml's ``build``)."""
+
+
+def ints(values) -> ctypes.Array:
+    values = list(values)
+    return (ctypes.c_int * max(1, len(values)))(*values)
+
+
+def doubles(values) -> ctypes.Array:
+    values = list(values)
+    return (ctypes.c_double * max(1, len(values)))(*values)
+
+
+HEADS_OF = ints(H)
+
+
+class Native:
+    """The deals, playouts and halving of ``search_play`` and ``search_row`` in C
+    (search.c): the same answers from the same generator, some 50 times the deals.
+    ``tick`` > 0 (tests): its clock moves on ``tick`` seconds a reading."""
+
+    def __init__(self, library: Path = LIBRARY) -> None:
+        lib = ctypes.CDLL(str(library))
+        n, x, p, u64 = ctypes.c_int, ctypes.c_double, ctypes.c_void_p, ctypes.c_uint64
+        lib.mc_search_play.restype = lib.mc_search_row.restype = n
+        lib.mc_search_play.argtypes = [p, p, p, p, n, n, p, n, p, p, p, p, p, n, p, n, x, n, x, x, x, p, n, u64, p, p]
+        lib.mc_search_row.argtypes = [p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, n, x, x, x, u64, p]
+        self.lib = lib
+        self.tick = 0.0
+        self.fills: dict[tuple[int, int], ctypes.Array] = {}
+
+    def fill(self, top: int, others: int) -> ctypes.Array:
+        key = (top, others)
+        if key not in self.fills:
+            self.fills[key] = doubles(x for row in fill_costs(top, others) for x in row)
+        return self.fills[key]
+
+    @staticmethod
+    def dealer(deals: Deals) -> tuple:
+        """``deals`` as search.c takes them: opponents, pool, its size, sizes, known hands."""
+        if deals.known is not None:
+            known = [c for hand in deals.known for c in hand]
+            return len(deals.known), ints([]), 0, ints(len(h) for h in deals.known), ints(known)
+        return len(deals.sizes), ints(deals.unseen), len(deals.unseen), ints(deals.sizes), None
+
+    def play(self, rows, cards, deals, fill, greedy, ending, deals_wanted, budget, spent, cuts, seed):
+        """``search_play``'s loop: each candidate's total, which were kept, the deals."""
+        ends, cnts, hds = rows
+        n = len(cards)
+        totals = doubles([0.0] * n)
+        kept = ints([0] * n)
+        base, end = ending if ending else (None, 0)
+        nopp, pool, npool, sizes, known = self.dealer(deals)
+        done = self.lib.mc_search_play(
+            ints(ends),
+            ints(cnts),
+            ints(hds),
+            ints(cards),
+            n,
+            nopp,
+            pool,
+            npool,
+            sizes,
+            known,
+            doubles(deals.greedy),
+            HEADS_OF,
+            fill,
+            greedy,
+            ints(base) if base else None,
+            end,
+            float(RANK_HEADS),
+            deals_wanted,
+            budget,
+            spent,
+            self.tick,
+            doubles(cuts),
+            len(cuts),
+            seed,
+            totals,
+            kept,
+        )
+        if done < 0:
+            raise ValueError("search.c refused the position")
+        return list(totals[:n]), [k for k in range(n) if kept[k]], done
+
+    def row(self, starts, hand, deals, fill, greedy, deals_wanted, budget, spent, seed):
+        """``search_row``'s loop: each start's heads in total, and the deals."""
+        n = len(starts)
+        flat = [[x for _, *rows in starts for x in rows[part]] for part in range(3)]
+        totals = doubles([0.0] * n)
+        nopp, pool, npool, sizes, known = self.dealer(deals)
+        done = self.lib.mc_search_row(
+            ints(flat[0]),
+            ints(flat[1]),
+            ints(flat[2]),
+            n,
+            ints(hand),
+            len(hand),
+            nopp,
+            pool,
+            npool,
+            sizes,
+            known,
+            doubles(deals.greedy),
+            HEADS_OF,
+            fill,
+            greedy,
+            deals_wanted,
+            budget,
+            spent,
+            self.tick,
+            seed,
+            totals,
+        )
+        if done < 0:
+            raise ValueError("search.c refused the position")
+        return list(totals[:n]), done
+
+
+def load_native() -> Native | None:
+    """The C search if it has been built, else None (the search stays in Python)."""
+    try:
+        return Native()
+    except OSError:
+        return None
+
+
 # --- the bot -----------------------------------------------------------------------------
 
 
 class MonteCarloBot(Bot):
     name = "montecarlo"
-    version = "1.1.0"
+    version = "1.2.0"
 
     def __init__(
         self,
@@ -466,7 +598,10 @@ class MonteCarloBot(Bot):
         spread: bool = True,
         halve: bool = True,
         ranked: bool = True,
+        native: Native | None = None,
     ) -> None:
+        self.native = native
+        """The search in C, or None: in Python (``--engine``)."""
         self.think = think
         self.spread = spread
         """Spread ``think`` over a round's turns by how much each has to choose (``budget``)."""
@@ -494,6 +629,8 @@ class MonteCarloBot(Bot):
         """Deals searched for the last answer (for tests and benchmarks)."""
         self.last_kept = 0
         """Candidates the last card search kept to its end (successive halving)."""
+        self.last_totals: list[float] = []
+        """Each candidate's total over the last search's deals (for tests)."""
 
     # --- hooks ---
 
@@ -536,7 +673,7 @@ class MonteCarloBot(Bot):
             if kind == "play":
                 return self.search_play(view, legal, rng, started, deadline)
             if kind == "row":
-                return self.search_row(view, legal, rng, deadline)
+                return self.search_row(view, legal, rng, started, deadline)
         except Exception as exc:  # never lose a move to a bug: log it, answer the heuristic's way
             if not self.forgiving:
                 raise
@@ -621,17 +758,33 @@ class MonteCarloBot(Bot):
         ends0, cnts0, hds0 = sorted_rows(view.rows)
         turns = len(view.hand)
         cards = sorted(legal)
-        rests = [[c for c in cards if c != card] for card in cards]
-        totals = [0] * len(cards)
-        rand = rng.random
         greedy = self.rollout == "greedy"
+        ending = self.endgame(view)
+        cuts = list(HALVINGS) if self.halve else []
+        if self.native is not None and cards == sorted(view.hand):
+            spent = time.perf_counter() - started
+            totals, active, done = self.native.play(
+                (ends0, cnts0, hds0),
+                cards,
+                deals,
+                self.native.fill(view.top_card, view.players - 1),
+                greedy,
+                ending,
+                self.playouts,
+                deadline - started,
+                spent,
+                cuts,
+                rng.getrandbits(64),
+            )
+            return self.chosen(cards, totals, active, done)
+        rests = [[c for c in cards if c != card] for card in cards]
+        totals = [0.0] * len(cards)
+        rand = rng.random
         done = 0
         active = list(range(len(cards)))
-        ending = self.endgame(view)
         base, end = ending if ending else ([], 0)
         owner = deals.owner
         self.clock = started
-        cuts = list(HALVINGS) if self.halve else []
         while self.spend(deadline, done):
             rplays, ghands, gflag = deals.deal(turns, owners=bool(base))
             now = rplays[0][:] if rplays else []
@@ -665,8 +818,13 @@ class MonteCarloBot(Bot):
                 if len(active) > 2:
                     active.sort(key=lambda k: (totals[k], k))
                     active = sorted(active[: max(2, (len(active) + 1) // 2)])
+        return self.chosen(cards, totals, active, done)
+
+    def chosen(self, cards: list[int], totals: list[float], active: list[int], done: int) -> int:
+        """The candidate still in with the least total (the lowest card on a tie)."""
         self.last_playouts = done
         self.last_kept = len(active)
+        self.last_totals = totals
         best = min(active, key=lambda k: (totals[k], k))
         return cards[best]
 
@@ -685,7 +843,7 @@ class MonteCarloBot(Bot):
         end = self.settings.get("end_score", 66)
         return (base, end) if max(base) + ENDGAME_REACH >= end else None
 
-    def search_row(self, view, legal, rng, deadline):
+    def search_row(self, view, legal, rng, started, deadline):
         card = view.card
         current = view.revealed[-1]
         at = [c for c, _ in current].index(card)
@@ -701,11 +859,23 @@ class MonteCarloBot(Bot):
             ends, cnts, hds = sorted_rows(rows)
             place_known(ends, cnts, hds, rest)  # the rest of this turn: known, higher than ours
             starts.append((cost, ends, cnts, hds))
-        totals = [0] * len(starts)
+        totals = [0.0] * len(starts)
         done = 0
-        if turns:
+        greedy = self.rollout == "greedy"
+        if turns and self.native is not None:
+            totals, done = self.native.row(
+                starts,
+                sorted(view.hand),
+                deals,
+                self.native.fill(view.top_card, view.players - 1),
+                greedy,
+                self.playouts,
+                deadline - started,
+                time.perf_counter() - started,
+                rng.getrandbits(64),
+            )
+        elif turns:
             rand = rng.random
-            greedy = self.rollout == "greedy"
             while self.spend(deadline, done):
                 rplays, ghands, gflag = deals.deal(turns)
                 for k, (_, ends, cnts, hds) in enumerate(starts):
@@ -726,6 +896,7 @@ class MonteCarloBot(Bot):
                 done += 1
         expected = [cost + totals[k] / max(1, done) for k, (cost, *_) in enumerate(starts)]
         self.last_playouts = done
+        self.last_totals = totals
         best = min(range(len(legal)), key=lambda k: (expected[k], len(view.rows[legal[k]]), k))
         return legal[best]
 
@@ -807,7 +978,7 @@ def spot(rows, card: int, professional: bool) -> tuple[int, bool] | None:
     return i, bool(left)
 
 
-def bench(positions: int, think: float) -> None:
+def bench(positions: int, think: float, native: Native | None) -> None:
     """Print playouts per second on random first-turn positions of a 4-player standard
     game (a playout is the whole round, 10 turns), for each opponent model."""
     from protocol.nimmt import View
@@ -823,7 +994,7 @@ def bench(positions: int, think: float) -> None:
             rows = tuple((c,) for c in cards[-ROWS:])
             zeros = (0,) * players
             view = View(0, players, 1, 1, hand, rows, zeros, zeros, (), hand_sizes=(HAND_SIZE,) * players)
-            bot = MonteCarloBot(think=think, seed=n, opponents=model)
+            bot = MonteCarloBot(think=think, seed=n, opponents=model, native=native)
             started = time.perf_counter()
             bot.decide("play", view, list(hand))
             seconds += time.perf_counter() - started
@@ -857,14 +1028,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--heads-only", action="store_true", help="near the end, still count only heads (not the final ranks)"
     )
     parser.add_argument("--flat", action="store_true", help="search every candidate to the end (no halving)")
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "c", "python"),
+        default="auto",
+        help="search in C (libsearch.so, made by `make`) or in Python (default: C if it is built)",
+    )
     parser.add_argument("--bench", type=int, default=0, metavar="N", help="measure playouts/s on N positions, exit")
     return parser.parse_args(argv)
 
 
+def engine(name: str) -> Native | None:
+    """The search ``--engine`` names: C (``auto``: if built) or Python (None)."""
+    if name == "python":
+        return None
+    native = load_native()
+    if native is None and name == "c":
+        sys.exit(f"montecarlo: --engine c: {LIBRARY} is not built (run `make` in {LIBRARY.parent})")
+    return native
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    native = engine(args.engine)
     if args.bench:
-        bench(args.bench, args.think)
+        bench(args.bench, args.think, native)
         return
     run(
         MonteCarloBot(
@@ -876,6 +1064,7 @@ def main(argv: list[str] | None = None) -> None:
             spread=not args.even,
             halve=not args.flat,
             ranked=not args.heads_only,
+            native=native,
         )
     )
 
