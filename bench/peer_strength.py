@@ -149,10 +149,9 @@ def with_think(bot: Path, think: float, scratch: Path) -> Path:
     text = manifest.read_text()
     run = tomllib.loads(text)["run"]
     thinking = re.sub(r"--think \S+", f"--think {think:g}", run) if "--think" in run else f"{run} --think {think:g}"
-    written = text.replace(f'run = "{run}"', f'run = "{thinking}"')
-    if written == text:
+    if f'run = "{run}"' not in text:
         sys.exit(f'{manifest}: its run line is not `run = "..."`; give --think there by hand')
-    manifest.write_text(written)
+    manifest.write_text(text.replace(f'run = "{run}"', f'run = "{thinking}"'))
     return copy
 
 

@@ -88,8 +88,12 @@ async def test_every_variant_is_answered_legally_through_the_referee(settings: d
 
 
 async def test_a_full_standard_game_with_two_search_seats() -> None:
-    """Two copies of the bot at one table (each its own process), a game to 66 heads."""
-    result = await play([montecarlo("--think 0.01"), montecarlo("--think 0.01 --seed 2"), load_bot(RANDOM)], {})
+    """Two copies of the bot at one table (each its own process), a game to 66 heads: one
+    searching in C (built in the sandbox, or the bot exits), one in Python."""
+    result = await play(
+        [montecarlo("--think 0.01 --engine c"), montecarlo("--think 0.01 --seed 2 --engine python"), load_bot(RANDOM)],
+        {},
+    )
     assert_clean(result)
     assert max(result.games[0].scores) >= 66
 
