@@ -1,6 +1,6 @@
 """Strength: how much one bot beats another, with real bot processes through the referee.
 
-    .venv/bin/python bench/strength.py [--games 200] [--players 4] [--bot DIR] [--bot-run CMD]
+    .venv/bin/python bench/strength.py [--games 200] [--players 4] [--bot DIR] [--bot-run CMD] [--settings JSON]
 
 Plays one match of full games of 6 nimmt! (default settings: to 66 heads) with the bot
 in one seat and copies of the opponent in the others; the bot's seat rotates (game g:
@@ -8,6 +8,8 @@ seat g % players, seed seed + g). Reports the bot's win rate (rank 1, shared fir
 count as wins) with a 95% Wilson interval, its mean rank, the mean heads per round of
 the bot and of the opponents with a 95% interval for their difference (normal
 approximation over games), the faults (seats whose status is not "ok") and wall time.
+``--settings`` plays a variant, e.g. ``'{"variant": "professional"}'`` (in ``shedding``
+the "heads" are the cards left in hand).
 ``--bot-run`` replaces the measured bot's ``run`` command (its manifest is left as it
 is), e.g. ``--bot sample_bots/montecarlo --bot-run "python3 bot.py --think 0.05"``.
 """
@@ -15,6 +17,7 @@ is), e.g. ``--bot sample_bots/montecarlo --bot-run "python3 bot.py --think 0.05"
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import time
@@ -25,6 +28,8 @@ import msgspec
 import trio
 
 from arena.bots import Bot, load_bot
+from arena.games.base import SettingsError
+from arena.games.nimmt import rules
 from arena.play.match import GameResult, GameSpec, MatchResult, MatchSpec, TimeLimits
 from arena.play.referee import play_match
 from arena.play.replay import EventsLine
@@ -67,11 +72,18 @@ def with_run(bot: Bot, run: str | None) -> Bot:
 
 
 def match_spec(
-    bot: Path, opponent: Path, players: int, games: int, seed: int, move_ms: int, bot_run: str | None = None
+    bot: Path,
+    opponent: Path,
+    players: int,
+    games: int,
+    seed: int,
+    move_ms: int,
+    bot_run: str | None = None,
+    settings: dict | None = None,
 ) -> MatchSpec:
     bots = [with_run(load_bot(bot), bot_run)] + [load_bot(opponent)] * (players - 1)
     game_specs = [GameSpec(seed + g, seating(g, players)) for g in range(games)]
-    return MatchSpec("nimmt", {}, bots, game_specs, TimeLimits(move_ms=move_ms))
+    return MatchSpec("nimmt", settings or {}, bots, game_specs, TimeLimits(move_ms=move_ms))
 
 
 def rounds_played(result: GameResult) -> int:
@@ -90,8 +102,8 @@ def game_stats(result: GameResult) -> GameStats:
     return GameStats(
         rank=rank,
         shared_first=rank == 1 and result.ranks.count(1) > 1,
-        bot_heads_per_round=result.scores[bot_seat] / rounds,
-        opponent_heads_per_round=statistics.fmean(result.scores[seat] / rounds for seat in others),
+        bot_heads_per_round=result.scores[bot_seat] / max(1, rounds),
+        opponent_heads_per_round=statistics.fmean(result.scores[seat] / max(1, rounds) for seat in others),
         faults_bot=int(not_ok[bot_seat]),
         faults_opponents=sum(not_ok[seat] for seat in others),
     )
@@ -113,7 +125,9 @@ def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float, fl
     return mean, mean - half, mean + half
 
 
-def report(stats: list[GameStats], bot: str, opponent: str, players: int, seconds: float) -> str:
+def report(
+    stats: list[GameStats], bot: str, opponent: str, players: int, seconds: float, settings: dict | None = None
+) -> str:
     n = len(stats)
     wins = sum(s.rank == 1 for s in stats)
     shared = sum(s.shared_first for s in stats)
@@ -126,7 +140,8 @@ def report(stats: list[GameStats], bot: str, opponent: str, players: int, second
     faults_opp = sum(s.faults_opponents for s in stats)
     return "\n".join(
         [
-            f"strength: {bot} vs {players - 1} x {opponent}, {n} full {players}-player games of 6 nimmt! (to 66 heads)",
+            f"strength: {bot} vs {players - 1} x {opponent}, {n} full {players}-player games of 6 nimmt!"
+            f" ({json.dumps(settings) if settings else 'to 66 heads'})",
             f"  win rate (rank 1)   {wins / n:.1%}  [95% CI {low:.1%} to {high:.1%}]"
             f"  ({wins} wins, {shared} of them shared; an equal bot: about {1 / players:.0%})",
             f"  mean rank           {statistics.fmean(s.rank for s in stats):.2f} of {players}",
@@ -141,12 +156,14 @@ def report(stats: list[GameStats], bot: str, opponent: str, players: int, second
 
 
 async def main(args: argparse.Namespace) -> None:
-    spec = match_spec(args.bot, args.opponent, args.players, args.games, args.seed, args.move_time, args.bot_run)
+    spec = match_spec(
+        args.bot, args.opponent, args.players, args.games, args.seed, args.move_time, args.bot_run, args.settings
+    )
     start = time.perf_counter()
     result: MatchResult = await play_match(spec, LocalSandbox())
     seconds = time.perf_counter() - start
     stats = [game_stats(game) for game in result.games]
-    print(report(stats, spec.bots[BOT].name, spec.bots[1].name, args.players, seconds))
+    print(report(stats, spec.bots[BOT].name, spec.bots[1].name, args.players, seconds, args.settings))
 
 
 def parse_args() -> argparse.Namespace:
@@ -160,7 +177,17 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--opponent", type=Path, default=ROOT / "sample_bots" / "random", help="the bot in other seats")
     parser.add_argument("--seed", type=int, default=0, help="seed of game 0; game g uses seed + g (default 0)")
     parser.add_argument("--move-time", type=int, default=1000, help="time limit per move in ms (default 1000)")
+    parser.add_argument(
+        "--settings", default="{}", help='the game\'s settings as JSON, e.g. \'{"variant": "logical"}\''
+    )
     args = parser.parse_args()
+    try:
+        args.settings = json.loads(args.settings)
+        if not isinstance(args.settings, dict):
+            raise TypeError("not a JSON object")
+        rules.parse_settings(args.settings, args.players)
+    except (json.JSONDecodeError, SettingsError, TypeError, AttributeError) as exc:
+        parser.error(f"--settings {args.settings!r}: {exc}")
     if args.games < 1:
         parser.error(f"--games must be at least 1, not {args.games}")
     if args.players < 2:
