@@ -33,8 +33,8 @@ The card search halves its field as it goes: after 40% and 70% of its time the w
 half of the candidates still in is dropped (at least two stay), so the close ones get
 the deals the hopeless ones would have taken (``--flat``: every candidate to the end).
 
-Near a game's end (``endgame``) a card's playouts count the ranks the game would end
-with, not only our heads (``--heads-only``: heads alone).
+Near a game's end (``endgame``) a card's or a row's playouts count the ranks the game
+would end with, not only our heads (``--heads-only``: heads alone).
 
 Time: ``--think`` seconds a move on average (default 0.1), spread over a round by how
 much each turn has to choose: 1.8 times ``--think`` on the first of 10 turns, less on
@@ -480,7 +480,7 @@ class Native:
         n, x, p, u64 = ctypes.c_int, ctypes.c_double, ctypes.c_void_p, ctypes.c_uint64
         lib.mc_search_play.restype = lib.mc_search_row.restype = n
         lib.mc_search_play.argtypes = [p, p, p, p, n, n, p, n, p, p, p, p, p, n, p, n, x, n, x, x, x, p, n, u64, p, p]
-        lib.mc_search_row.argtypes = [p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, n, x, x, x, u64, p]
+        lib.mc_search_row.argtypes = [p, p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, p, n, x, n, x, x, x, u64, p]
         self.lib = lib
         self.tick = 0.0
         self.fills: dict[tuple[int, int], ctypes.Array] = {}
@@ -539,16 +539,19 @@ class Native:
             raise ValueError("search.c refused the position")
         return list(totals[:n]), [k for k in range(n) if kept[k]], done
 
-    def row(self, starts, hand, deals, fill, greedy, deals_wanted, budget, spent, seed):
-        """``search_row``'s loop: each start's heads in total, and the deals."""
+    def row(self, starts, hand, deals, fill, greedy, ending, deals_wanted, budget, spent, seed):
+        """``search_row``'s loop: each start's total (its row's heads included), and the deals."""
         n = len(starts)
         flat = [[x for _, *rows in starts for x in rows[part]] for part in range(3)]
+        costs = ints(cost for cost, *_ in starts)
         totals = doubles([0.0] * n)
+        base, end = ending if ending else (None, 0)
         nopp, pool, npool, sizes, known = self.dealer(deals)
         done = self.lib.mc_search_row(
             ints(flat[0]),
             ints(flat[1]),
             ints(flat[2]),
+            costs,
             n,
             ints(hand),
             len(hand),
@@ -561,6 +564,9 @@ class Native:
             HEADS_OF,
             fill,
             greedy,
+            ints(base) if base else None,
+            end,
+            float(RANK_HEADS),
             deals_wanted,
             budget,
             spent,
@@ -862,6 +868,8 @@ class MonteCarloBot(Bot):
         totals = [0.0] * len(starts)
         done = 0
         greedy = self.rollout == "greedy"
+        ending = self.endgame(view)
+        base, end = ending if ending else ([], 0)
         if turns and self.native is not None:
             totals, done = self.native.row(
                 starts,
@@ -869,6 +877,7 @@ class MonteCarloBot(Bot):
                 deals,
                 self.native.fill(view.top_card, view.players - 1),
                 greedy,
+                ending,
                 self.playouts,
                 deadline - started,
                 time.perf_counter() - started,
@@ -877,9 +886,10 @@ class MonteCarloBot(Bot):
         elif turns:
             rand = rng.random
             while self.spend(deadline, done):
-                rplays, ghands, gflag = deals.deal(turns)
-                for k, (_, ends, cnts, hds) in enumerate(starts):
-                    totals[k] += playout(
+                rplays, ghands, gflag = deals.deal(turns, owners=bool(base))
+                for k, (cost, ends, cnts, hds) in enumerate(starts):
+                    heads = [cost] + [0] * (view.players - 1) if base else None
+                    taken = cost + playout(
                         ends[:],
                         cnts[:],
                         hds[:],
@@ -892,9 +902,17 @@ class MonteCarloBot(Bot):
                         fill,
                         rand,
                         greedy,
+                        heads,
+                        deals.owner,
                     )
+                    totals[k] += standing(base, heads, taken, end) if heads else taken
                 done += 1
-        expected = [cost + totals[k] / max(1, done) for k, (cost, *_) in enumerate(starts)]
+        if done:
+            expected = [total / done for total in totals]
+        else:  # nothing left to play: this row is the round's last word
+            expected = [
+                standing(base, [cost] + [0] * (view.players - 1), cost, end) if base else cost for cost, *_ in starts
+            ]
         self.last_playouts = done
         self.last_totals = totals
         best = min(range(len(legal)), key=lambda k: (expected[k], len(view.rows[legal[k]]), k))

@@ -412,18 +412,19 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
 }
 
 /* bot.py's MonteCarloBot.search_row, from its deals on: each of nstarts positions (the
- * rows after taking one row and placing the rest of the turn: starts_* [nstarts][ROWS])
- * played out with our hand (ascending) on the same deals; totals[k] their heads in all.
- * Stops as mc_search_play does; returns the number of deals, or -1. */
-int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *starts_hds, int nstarts,
-                  const int *hand, int hsize, int nopp, const int *pool, int npool, const int *sizes,
+ * rows after taking one row, costs[k] heads, and placing the rest of the turn:
+ * starts_* [nstarts][ROWS]) played out with our hand (ascending) on the same deals;
+ * totals[k] the playouts' worth in all, the row's heads included (with base: their
+ * standing). Stops as mc_search_play does; returns the number of deals, or -1. */
+int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *starts_hds, const int *costs,
+                  int nstarts, const int *hand, int hsize, int nopp, const int *pool, int npool, const int *sizes,
                   const int *known, const double *greedy, const int *heads_of, const double *fill,
-                  int rollout_greedy, int max_deals, double budget, double spent, double tick, uint64_t seed,
-                  double *totals) {
+                  int rollout_greedy, const int *base, int end, double rank_heads, int max_deals, double budget,
+                  double spent, double tick, uint64_t seed, double *totals) {
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
     if (nstarts < 1 || nstarts > ROWS || hsize < 1 || hsize > MAX_HAND || bad_dealer(&dealer, hsize)) return -1;
     for (int k = 0; k < nstarts; k++)
-        if (bad_rows(starts_ends + ROWS * k, starts_cnts + ROWS * k, starts_hds + ROWS * k)) return -1;
+        if (bad_rows(starts_ends + ROWS * k, starts_cnts + ROWS * k, starts_hds + ROWS * k) || costs[k] < 0) return -1;
     for (int m = 0; m < hsize; m++)
         if (hand[m] < 1 || hand[m] > MAX_CARD || (m && hand[m] <= hand[m - 1])) return -1;
     Tables t = {heads_of, fill};
@@ -452,7 +453,12 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
                 memcpy(g.ghand[o], d.ghand[o], (size_t)d.glen[o] * sizeof(int));
                 g.glen[o] = d.glen[o];
             }
-            totals[k] += playout(&r, 0, mine, hsize, NULL, 0, &d, &g, hsize, rollout_greedy, &t, &s, NULL);
+            int heads[MAX_SEATS];
+            memset(heads, 0, sizeof heads);
+            heads[0] = costs[k];
+            int taken = costs[k] + playout(&r, 0, mine, hsize, NULL, 0, &d, &g, hsize, rollout_greedy, &t, &s,
+                                           base ? heads : NULL);
+            totals[k] += base ? standing(base, heads, nopp + 1, taken, end, rank_heads) : taken;
         }
         done++;
     }
