@@ -23,11 +23,11 @@ both models (``Opponents``). Each deal draws every opponent's model from that be
 The seat searches only the rest of the round: heads are counted per round, and a new
 round is a fresh deal (with ``keep_rows`` the rows carry over, which is ignored).
 
-Variants: standard, tactical, logical (whose hands are known from the draft) and
-keep_rows are searched. Professional placement, two cards a turn and shedding fall
-back to a one-turn heuristic like ``sample_bots/heuristic`` that understands their
-rules; the draft takes the card with the fewest heads. Every answer is one of
-``legal``.
+Variants: standard, tactical, logical (whose hands are known from the draft),
+professional (rows in table order, a card at either end: ``playout_pro``) and keep_rows
+are searched. Two cards a turn and shedding fall back to a one-turn heuristic like
+``sample_bots/heuristic`` that understands their rules; the draft takes the card with
+the fewest heads. Every answer is one of ``legal``.
 
 The card search halves its field as it goes: after 40% and 70% of its time the worse
 half of the candidates still in is dropped (at least two stay), so the close ones get
@@ -87,12 +87,8 @@ def top_card(settings: dict, players: int) -> int:
 
 
 def searchable(settings: dict) -> bool:
-    """True for the settings the search plays: standard placement, one card a turn, heads."""
-    return (
-        settings.get("variant", "standard") != "professional"
-        and settings.get("cards_per_turn", 1) == 1
-        and not settings.get("shedding", False)
-    )
+    """True for the settings the search plays: one card a turn, heads."""
+    return settings.get("cards_per_turn", 1) == 1 and not settings.get("shedding", False)
 
 
 # --- the greedy policy used inside playouts ---------------------------------------------
@@ -289,6 +285,132 @@ def sorted_rows(rows) -> tuple[list[int], list[int], list[int]]:
     return [row[-1] for row in order], [len(row) for row in order], [sum(H[c] for c in row) for row in order]
 
 
+# --- the professional variant: a card at either end of a row ----------------------------
+# Rows in table order, each with its first and last card, count and heads (a card placed
+# at a left end leaves the order of the last cards, which the standard search keeps
+# sorted, meaningless). The same playout and greedy policy otherwise.
+
+
+def table_rows(rows) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Rows as the professional playouts keep them: first and last cards, counts, heads."""
+    return [r[0] for r in rows], [r[-1] for r in rows], [len(r) for r in rows], [sum(H[c] for c in r) for r in rows]
+
+
+def pro_spot(firsts: list[int], lasts: list[int], x: int) -> tuple[int, bool] | None:
+    """Where the professional rule puts ``x``: (row, at its left end?), the closest end
+    that can take it, an exact tie going to the right end; None when ``x`` lies inside
+    every row (a row must be chosen)."""
+    best = None
+    for i in range(ROWS):
+        if lasts[i] < x:
+            key = (x - lasts[i], 0, i)
+            if best is None or key < best:
+                best = key
+        if x < firsts[i]:
+            key = (firsts[i] - x, 1, i)
+            if best is None or key < best:
+                best = key
+    return None if best is None else (best[2], best[1] == 1)
+
+
+def pro_cost(firsts, lasts, cnts, hds, c: int, fill) -> float:
+    """``card_cost`` under the professional rule: the gap is to the end the card goes to."""
+    spot = pro_spot(firsts, lasts, c)
+    if spot is None:
+        return min(hds) + LOW_PENALTY
+    i, left = spot
+    n = cnts[i]
+    if n == FULL:
+        return hds[i] + 0.001 * c
+    gap = firsts[i] - c if left else c - lasts[i]
+    return fill[gap][n] * (hds[i] + FULL - n) + 0.0001 * gap
+
+
+def greedy_pro(firsts, lasts, cnts, hds, hand: list[int], fill) -> int:
+    """The card of ``hand`` (ascending) with the least ``pro_cost``; the lowest on a tie.
+    Every card is weighed: with left ends the cost is no longer monotone between ends."""
+    best = hand[0]
+    best_cost = pro_cost(firsts, lasts, cnts, hds, best, fill)
+    for c in hand[1:]:
+        cost = pro_cost(firsts, lasts, cnts, hds, c, fill)
+        if cost < best_cost:
+            best_cost = cost
+            best = c
+    return best
+
+
+def playout_pro(
+    firsts, lasts, cnts, hds, first, hand, now, rplays, ghands, gflag, fill, rand, greedy=True, heads=None, owner=None
+) -> int:
+    """``playout`` under the professional rule, on rows in table order (``table_rows``)."""
+    taken = 0
+    t = 0
+    late = len(rplays)
+    while True:
+        if t == 0 and first:
+            mine = first
+            turn = now + [mine]
+        else:
+            if not hand:
+                break
+            if len(hand) == 1:
+                mine = hand.pop()
+            elif greedy:
+                mine = greedy_pro(firsts, lasts, cnts, hds, hand, fill)
+                hand.remove(mine)
+            else:
+                mine = hand.pop(int(rand() * len(hand)))
+            turn = rplays[t] + [mine] if t < late else [mine]
+            for other in ghands:
+                if other:
+                    card = greedy_pro(firsts, lasts, cnts, hds, other, fill) if len(other) > 1 else other[0]
+                    other.remove(card)
+                    turn.append(card)
+        turn.sort()
+        for x in turn:
+            spot = pro_spot(firsts, lasts, x)
+            if spot is None:
+                r = hds.index(min(hds)) if x == mine or gflag[x] else int(rand() * 4)
+                got = hds[r]
+            else:
+                r, left = spot
+                if cnts[r] < FULL:
+                    cnts[r] += 1
+                    hds[r] += H[x]
+                    if left:
+                        firsts[r] = x
+                    else:
+                        lasts[r] = x
+                    continue
+                got = hds[r]
+            if x == mine:
+                taken += got
+            if heads is not None:
+                heads[0 if x == mine else owner[x]] += got
+            firsts[r] = lasts[r] = x
+            cnts[r] = 1
+            hds[r] = H[x]
+        t += 1
+    return taken
+
+
+def place_known_pro(firsts, lasts, cnts, hds, cards: list[int]) -> None:
+    """``place_known`` under the professional rule (every card has an end to go to)."""
+    for x in cards:
+        r, left = pro_spot(firsts, lasts, x)
+        if cnts[r] == FULL:
+            firsts[r] = lasts[r] = x
+            cnts[r] = 1
+            hds[r] = H[x]
+        else:
+            cnts[r] += 1
+            hds[r] += H[x]
+            if left:
+                firsts[r] = x
+            else:
+                lasts[r] = x
+
+
 # --- what the seat knows and believes -------------------------------------------------------
 
 
@@ -309,6 +431,7 @@ class Opponents:
         self.players = players
         self.top = top_card(settings, players)
         self.watch = searchable(settings)
+        self.professional = settings.get("variant") == "professional"
         self.fill = fill_costs(self.top, players - 1)
         self.log_odds = [0.0] * players
         self.round = 0
@@ -364,23 +487,24 @@ class Opponents:
                 row.append(event.card)
 
     def turn_evidence(self, plays) -> None:
-        ends, cnts, hds = sorted_rows(self.rows)
+        rows = table_rows(self.rows) if self.professional else sorted_rows(self.rows)
         fill = self.fill
+        price = pro_cost if self.professional else card_cost
         h = len(self.hand)
         unseen = [c for c in range(1, self.top + 1) if c not in self.seen]
-        shared = sorted(card_cost(ends, cnts, hds, c, fill) for c in unseen)
+        shared = sorted(price(*rows, c, fill) for c in unseen)
         for card, seat in plays:
             if seat == self.seat:
                 continue
             if self.known.get(seat):
-                costs = sorted(card_cost(ends, cnts, hds, c, fill) for c in self.known[seat])
+                costs = sorted(price(*rows, c, fill) for c in self.known[seat])
                 hold = len(costs)
             else:
                 costs = shared
                 hold = h
             if hold < 2 or len(costs) < 2:
                 continue
-            cost = card_cost(ends, cnts, hds, card, fill)
+            cost = price(*rows, card, fill)
             above = len(costs) - bisect_right(costs, cost)
             ties = bisect_right(costs, cost) - bisect_left(costs, cost) - 1
             q = (above + 0.5 * ties) / (len(costs) - 1)
@@ -479,8 +603,36 @@ class Native:
         lib = ctypes.CDLL(str(library))
         n, x, p, u64 = ctypes.c_int, ctypes.c_double, ctypes.c_void_p, ctypes.c_uint64
         lib.mc_search_play.restype = lib.mc_search_row.restype = n
-        lib.mc_search_play.argtypes = [p, p, p, p, n, n, p, n, p, p, p, p, p, n, p, n, x, n, x, x, x, p, n, u64, p, p]
-        lib.mc_search_row.argtypes = [p, p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, p, n, x, n, x, x, x, u64, p]
+        lib.mc_search_play.argtypes = [
+            p,
+            p,
+            p,
+            p,
+            p,
+            n,
+            n,
+            p,
+            n,
+            p,
+            p,
+            p,
+            p,
+            p,
+            n,
+            p,
+            n,
+            x,
+            n,
+            x,
+            x,
+            x,
+            p,
+            n,
+            u64,
+            p,
+            p,
+        ]
+        lib.mc_search_row.argtypes = [p, p, p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, p, n, x, n, x, x, x, u64, p]
         self.lib = lib
         self.tick = 0.0
         self.fills: dict[tuple[int, int], ctypes.Array] = {}
@@ -500,8 +652,9 @@ class Native:
         return len(deals.sizes), ints(deals.unseen), len(deals.unseen), ints(deals.sizes), None
 
     def play(self, rows, cards, deals, fill, greedy, ending, deals_wanted, budget, spent, cuts, seed):
-        """``search_play``'s loop: each candidate's total, which were kept, the deals."""
-        ends, cnts, hds = rows
+        """``search_play``'s loop: each candidate's total, which were kept, the deals.
+        ``rows``: ``sorted_rows`` (standard), or ``table_rows`` (professional)."""
+        firsts, (ends, cnts, hds) = (rows[0], rows[1:]) if len(rows) == 4 else (None, rows)
         n = len(cards)
         totals = doubles([0.0] * n)
         kept = ints([0] * n)
@@ -511,6 +664,7 @@ class Native:
             ints(ends),
             ints(cnts),
             ints(hds),
+            ints(firsts) if firsts else None,
             ints(cards),
             n,
             nopp,
@@ -542,15 +696,18 @@ class Native:
     def row(self, starts, hand, deals, fill, greedy, ending, deals_wanted, budget, spent, seed):
         """``search_row``'s loop: each start's total (its row's heads included), and the deals."""
         n = len(starts)
-        flat = [[x for _, *rows in starts for x in rows[part]] for part in range(3)]
+        parts = len(starts[0]) - 1  # 3 (sorted_rows) or 4 (table_rows: firsts first)
+        flat = [ints(x for _, *rows in starts for x in rows[part]) for part in range(parts)]
+        firsts, (ends, cnts, hds) = (flat[0], flat[1:]) if parts == 4 else (None, flat)
         costs = ints(cost for cost, *_ in starts)
         totals = doubles([0.0] * n)
         base, end = ending if ending else (None, 0)
         nopp, pool, npool, sizes, known = self.dealer(deals)
         done = self.lib.mc_search_row(
-            ints(flat[0]),
-            ints(flat[1]),
-            ints(flat[2]),
+            ends,
+            cnts,
+            hds,
+            firsts,
             costs,
             n,
             ints(hand),
@@ -673,7 +830,7 @@ class MonteCarloBot(Bot):
             return legal[0]
         if kind == "draft":
             return min(legal, key=lambda card: (H[card], card))
-        if view.variant == "professional" or view.cards_per_turn != 1 or view.shedding:
+        if view.cards_per_turn != 1 or view.shedding:
             return fallback(kind, view, legal)
         try:
             if kind == "play":
@@ -761,7 +918,9 @@ class MonteCarloBot(Bot):
         would have taken."""
         deals = self.deals(view, rng)
         fill = fill_costs(view.top_card, view.players - 1)
-        ends0, cnts0, hds0 = sorted_rows(view.rows)
+        professional = view.variant == "professional"
+        rows0 = table_rows(view.rows) if professional else sorted_rows(view.rows)
+        pick, play_out = (greedy_pro, playout_pro) if professional else (greedy_card, playout)
         turns = len(view.hand)
         cards = sorted(legal)
         greedy = self.rollout == "greedy"
@@ -770,7 +929,7 @@ class MonteCarloBot(Bot):
         if self.native is not None and cards == sorted(view.hand):
             spent = time.perf_counter() - started
             totals, active, done = self.native.play(
-                (ends0, cnts0, hds0),
+                rows0,
                 cards,
                 deals,
                 self.native.fill(view.top_card, view.players - 1),
@@ -796,15 +955,13 @@ class MonteCarloBot(Bot):
             now = rplays[0][:] if rplays else []
             for other in ghands:  # this turn's greedy cards do not depend on ours
                 if other:
-                    card = greedy_card(ends0, cnts0, hds0, other, fill)
+                    card = pick(*rows0, other, fill)
                     other.remove(card)
                     now.append(card)
             for k in active:
                 heads = [0] * view.players if base else None
-                taken = playout(
-                    ends0[:],
-                    cnts0[:],
-                    hds0[:],
+                taken = play_out(
+                    *[part[:] for part in rows0],
                     cards[k],
                     rests[k][:],
                     now,
@@ -857,14 +1014,18 @@ class MonteCarloBot(Bot):
         deals = self.deals(view, rng)
         fill = fill_costs(view.top_card, view.players - 1)
         turns = len(view.hand)
+        professional = view.variant == "professional"
+        layout, place, play_out = (
+            (table_rows, place_known_pro, playout_pro) if professional else (sorted_rows, place_known, playout)
+        )
         starts = []
         for r in legal:
             rows = [list(row) for row in view.rows]
             cost = sum(H[c] for c in rows[r])
             rows[r] = [card]
-            ends, cnts, hds = sorted_rows(rows)
-            place_known(ends, cnts, hds, rest)  # the rest of this turn: known, higher than ours
-            starts.append((cost, ends, cnts, hds))
+            start = layout(rows)
+            place(*start, rest)  # the rest of this turn: known, higher than ours
+            starts.append((cost, *start))
         totals = [0.0] * len(starts)
         done = 0
         greedy = self.rollout == "greedy"
@@ -887,12 +1048,10 @@ class MonteCarloBot(Bot):
             rand = rng.random
             while self.spend(deadline, done):
                 rplays, ghands, gflag = deals.deal(turns, owners=bool(base))
-                for k, (cost, ends, cnts, hds) in enumerate(starts):
+                for k, (cost, *start) in enumerate(starts):
                     heads = [cost] + [0] * (view.players - 1) if base else None
-                    taken = cost + playout(
-                        ends[:],
-                        cnts[:],
-                        hds[:],
+                    taken = cost + play_out(
+                        *[part[:] for part in start],
                         0,
                         sorted(view.hand),
                         [],
@@ -923,7 +1082,8 @@ class MonteCarloBot(Bot):
 
 
 def fallback(kind, view, legal):
-    """A heuristic answer for any request: professional placement, pairs, shedding."""
+    """A heuristic answer for any request: pairs, shedding (and professional placement,
+    should the search fail)."""
     shedding = view.shedding
 
     def cost_of(row) -> float:

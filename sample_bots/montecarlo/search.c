@@ -53,15 +53,17 @@ static void sort_ints(int *x, int n) {
     }
 }
 
-/* --- rows: sorted by their ends, with counts and heads --- */
+/* --- rows: sorted by their ends, with counts and heads; in the professional variant
+ * in table order, with their first cards too (bot.py's table_rows) --- */
 
 typedef struct {
-    int ends[ROWS], cnts[ROWS], hds[ROWS];
+    int ends[ROWS], cnts[ROWS], hds[ROWS], first[ROWS];
 } Rows;
 
 typedef struct {
     const int *heads;   /* heads per card, [MAX_CARD + 1] */
     const double *fill; /* fill_costs: [gap * FULL + n] */
+    int pro;            /* the professional rule: a card at either end of a row */
 } Tables;
 
 static inline int bisect_left(const int *a, int n, int x) {
@@ -101,6 +103,60 @@ static int greedy_card(const Rows *r, const int *hand, int size, const Tables *t
         }
     }
     return best;
+}
+
+/* bot.py's pro_spot: the row whose closest end takes x (*left: its left end), an exact
+ * tie going to the right end, then to the lower row; -1 inside every row. */
+static int pro_spot(const Rows *r, int x, int *left) {
+    int best = -1, bd = 0, bl = 0;
+    for (int i = 0; i < ROWS; i++) {
+        if (r->ends[i] < x) {
+            int d = x - r->ends[i];
+            if (best < 0 || d < bd || (d == bd && bl > 0)) {
+                best = i;
+                bd = d;
+                bl = 0;
+            }
+        }
+        if (x < r->first[i]) {
+            int d = r->first[i] - x;
+            if (best < 0 || d < bd) {
+                best = i;
+                bd = d;
+                bl = 1;
+            }
+        }
+    }
+    *left = bl;
+    return best;
+}
+
+/* bot.py's pro_cost and greedy_pro: every card weighed. */
+static double pro_cost(const Rows *r, int c, const Tables *t) {
+    int left;
+    int i = pro_spot(r, c, &left);
+    if (i < 0) return r->hds[cheapest(r)] + LOW_PENALTY;
+    int n = r->cnts[i];
+    if (n == FULL) return r->hds[i] + 0.001 * c;
+    int gap = left ? r->first[i] - c : c - r->ends[i];
+    return t->fill[gap * FULL + n] * (r->hds[i] + FULL - n) + 0.0001 * gap;
+}
+
+static int greedy_pro(const Rows *r, const int *hand, int size, const Tables *t) {
+    int best = hand[0];
+    double best_cost = pro_cost(r, best, t);
+    for (int k = 1; k < size; k++) {
+        double cost = pro_cost(r, hand[k], t);
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = hand[k];
+        }
+    }
+    return best;
+}
+
+static inline int pick(const Rows *r, const int *hand, int size, const Tables *t) {
+    return t->pro ? greedy_pro(r, hand, size, t) : greedy_card(r, hand, size, t);
 }
 
 static inline void remove_card(int *hand, int *size, int card) {
@@ -200,7 +256,7 @@ static int playout(Rows *r, int first, int *hand, int hsize, const int *now, int
             if (hsize == 1) {
                 mine = hand[--hsize];
             } else if (greedy) {
-                mine = greedy_card(r, hand, hsize, t);
+                mine = pick(r, hand, hsize, t);
                 remove_card(hand, &hsize, mine);
             } else {
                 int i = (int)(rnd(s) * hsize);
@@ -214,7 +270,7 @@ static int playout(Rows *r, int first, int *hand, int hsize, const int *now, int
             turn[n++] = mine;
             for (int o = 0; o < d->ngreedy; o++) {
                 if (g->glen[o]) {
-                    int card = g->glen[o] > 1 ? greedy_card(r, g->ghand[o], g->glen[o], t) : g->ghand[o][0];
+                    int card = g->glen[o] > 1 ? pick(r, g->ghand[o], g->glen[o], t) : g->ghand[o][0];
                     remove_card(g->ghand[o], &g->glen[o], card);
                     turn[n++] = card;
                 }
@@ -223,6 +279,25 @@ static int playout(Rows *r, int first, int *hand, int hsize, const int *now, int
         sort_ints(turn, n);
         for (int m = 0; m < n; m++) {
             int x = turn[m];
+            if (t->pro) { /* bot.py's playout_pro */
+                int left, got, row = pro_spot(r, x, &left);
+                if (row < 0) {
+                    row = x == mine || d->gflag[x] ? cheapest(r) : (int)(rnd(s) * 4);
+                } else if (r->cnts[row] < FULL) {
+                    r->cnts[row]++;
+                    r->hds[row] += t->heads[x];
+                    if (left) r->first[row] = x;
+                    else r->ends[row] = x;
+                    continue;
+                }
+                got = r->hds[row];
+                if (x == mine) taken += got;
+                if (heads) heads[x == mine ? 0 : d->owner[x]] += got;
+                r->first[row] = r->ends[row] = x;
+                r->cnts[row] = 1;
+                r->hds[row] = t->heads[x];
+                continue;
+            }
             int i = bisect_left(r->ends, ROWS, x);
             if (i == 0) {
                 int row;
@@ -304,35 +379,45 @@ static int bad_dealer(const Dealer *d, int turns) {
     return 0;
 }
 
-static int bad_rows(const int *ends, const int *cnts, const int *hds) {
+/* Rows out of bounds: standard ones must be sorted by their ends; professional ones
+ * (firsts given) must start no later than they end. */
+static int bad_rows(const int *ends, const int *cnts, const int *hds, const int *firsts) {
     for (int i = 0; i < ROWS; i++) {
         if (ends[i] < 1 || ends[i] > MAX_CARD || cnts[i] < 1 || cnts[i] > FULL || hds[i] < 0) return 1;
-        if (i && ends[i] <= ends[i - 1]) return 1;
+        if (firsts ? firsts[i] < 1 || firsts[i] > ends[i] : i && ends[i] <= ends[i - 1]) return 1;
     }
     return 0;
 }
 
+static void load_rows(Rows *r, const int *ends, const int *cnts, const int *hds, const int *firsts) {
+    memcpy(r->ends, ends, sizeof r->ends);
+    memcpy(r->cnts, cnts, sizeof r->cnts);
+    memcpy(r->hds, hds, sizeof r->hds);
+    if (firsts) memcpy(r->first, firsts, sizeof r->first);
+    else memset(r->first, 0, sizeof r->first);
+}
+
 /* bot.py's MonteCarloBot.search_play, from its deals on: every candidate cards[k] (our
- * hand, ascending) played on rows (ends, cnts, hds), deal after deal, with successive
+ * hand, ascending) played on rows (ends, cnts, hds; with firsts, the professional
+ * variant's rows in table order), deal after deal, with successive
  * halving at the shares cuts[0..ncuts) of the search. The search stops after
  * max_deals deals (> 0), or else once `spent` plus its own time reaches `budget`
  * seconds. base (NULL: heads only) and end give the endgame's objective.
  * totals[k] gets candidate k's total; kept[k] 1 for the candidates still in at the
  * end. Returns the number of deals, or -1 for arguments out of bounds. */
-int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *cards, int ncards,
+int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *firsts, const int *cards, int ncards,
                    int nopp, const int *pool, int npool, const int *sizes, const int *known,
                    const double *greedy, const int *heads_of, const double *fill, int rollout_greedy,
                    const int *base, int end, double rank_heads, int max_deals, double budget, double spent,
                    double tick, const double *cuts, int ncuts, uint64_t seed, double *totals, int *kept) {
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
-    if (ncards < 1 || ncards > MAX_HAND || bad_dealer(&dealer, ncards) || bad_rows(ends, cnts, hds)) return -1;
+    if (ncards < 1 || ncards > MAX_HAND || bad_dealer(&dealer, ncards) || bad_rows(ends, cnts, hds, firsts))
+        return -1;
     for (int k = 0; k < ncards; k++)
         if (cards[k] < 1 || cards[k] > MAX_CARD || (k && cards[k] <= cards[k - 1])) return -1;
-    Tables t = {heads_of, fill};
+    Tables t = {heads_of, fill, firsts != NULL};
     Rows root;
-    memcpy(root.ends, ends, sizeof root.ends);
-    memcpy(root.cnts, cnts, sizeof root.cnts);
-    memcpy(root.hds, hds, sizeof root.hds);
+    load_rows(&root, ends, cnts, hds, firsts);
     int active[MAX_HAND], nactive = ncards;
     for (int k = 0; k < ncards; k++) {
         active[k] = k;
@@ -362,7 +447,7 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
             memcpy(g0.ghand[o], d.ghand[o], (size_t)d.glen[o] * sizeof(int));
             g0.glen[o] = d.glen[o];
             if (g0.glen[o]) {
-                int card = greedy_card(&root, g0.ghand[o], g0.glen[o], &t);
+                int card = pick(&root, g0.ghand[o], g0.glen[o], &t);
                 remove_card(g0.ghand[o], &g0.glen[o], card);
                 now[nnow++] = card;
             }
@@ -416,7 +501,8 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
  * starts_* [nstarts][ROWS]) played out with our hand (ascending) on the same deals;
  * totals[k] the playouts' worth in all, the row's heads included (with base: their
  * standing). Stops as mc_search_play does; returns the number of deals, or -1. */
-int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *starts_hds, const int *costs,
+int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *starts_hds, const int *starts_firsts,
+                  const int *costs,
                   int nstarts, const int *hand, int hsize, int nopp, const int *pool, int npool, const int *sizes,
                   const int *known, const double *greedy, const int *heads_of, const double *fill,
                   int rollout_greedy, const int *base, int end, double rank_heads, int max_deals, double budget,
@@ -424,10 +510,13 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
     if (nstarts < 1 || nstarts > ROWS || hsize < 1 || hsize > MAX_HAND || bad_dealer(&dealer, hsize)) return -1;
     for (int k = 0; k < nstarts; k++)
-        if (bad_rows(starts_ends + ROWS * k, starts_cnts + ROWS * k, starts_hds + ROWS * k) || costs[k] < 0) return -1;
+        if (bad_rows(starts_ends + ROWS * k, starts_cnts + ROWS * k, starts_hds + ROWS * k,
+                     starts_firsts ? starts_firsts + ROWS * k : NULL) ||
+            costs[k] < 0)
+            return -1;
     for (int m = 0; m < hsize; m++)
         if (hand[m] < 1 || hand[m] > MAX_CARD || (m && hand[m] <= hand[m - 1])) return -1;
-    Tables t = {heads_of, fill};
+    Tables t = {heads_of, fill, starts_firsts != NULL};
     for (int k = 0; k < nstarts; k++) totals[k] = 0.0;
     Clock clock = {tick, 0.0, 0.0};
     clock.start = now_seconds(&clock);
@@ -443,9 +532,8 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
         deal(&dealer, &d, &s);
         for (int k = 0; k < nstarts; k++) {
             Rows r;
-            memcpy(r.ends, starts_ends + ROWS * k, sizeof r.ends);
-            memcpy(r.cnts, starts_cnts + ROWS * k, sizeof r.cnts);
-            memcpy(r.hds, starts_hds + ROWS * k, sizeof r.hds);
+            load_rows(&r, starts_ends + ROWS * k, starts_cnts + ROWS * k, starts_hds + ROWS * k,
+                      starts_firsts ? starts_firsts + ROWS * k : NULL);
             int mine[MAX_HAND];
             memcpy(mine, hand, (size_t)hsize * sizeof(int));
             Greedy g;

@@ -76,8 +76,22 @@ def twins(native: Any, **options: Any) -> tuple[Any, Any]:
         ({"variant": "tactical"}, 10, {"opponents": "greedy"}),
         ({"variant": "logical"}, 4, {}),
         ({"keep_rows": True, "end_score": 30}, 6, {"opponents": "random"}),
+        ({"variant": "professional"}, 4, {}),
+        ({"variant": "professional", "end_score": 25}, 3, {"rollout": "random"}),
+        ({"variant": "professional", "keep_rows": True}, 7, {"opponents": "greedy"}),
     ],
-    ids=["4p", "2p-flat", "endgame-5p", "last-round-random-rollout", "tactical-10p", "logical", "keep_rows-6p"],
+    ids=[
+        "4p",
+        "2p-flat",
+        "endgame-5p",
+        "last-round-random-rollout",
+        "tactical-10p",
+        "logical",
+        "keep_rows-6p",
+        "professional-4p",
+        "professional-endgame-3p",
+        "professional-keep_rows-7p",
+    ],
 )
 def test_the_c_search_answers_as_the_python_search_does(
     native: Any, settings: dict[str, Any], players: int, options: dict[str, Any]
@@ -134,6 +148,31 @@ def test_the_c_search_takes_the_rows_the_python_search_takes(native: Any) -> Non
         answers = [bot.search_row(view, [0, 1, 2, 3], SplitMix(seed), 0.0, 0.0) for bot in (python, c)]
         assert answers[0] == answers[1]
         assert python.last_totals == c.last_totals
+
+
+def test_the_c_search_takes_the_professional_rows_the_python_search_takes(native: Any) -> None:
+    """Professional: our card inside every row (each starts below it and ends above), the
+    rest of the turn placed at either end; many seeds, half near the end: the same totals."""
+    for seed in range(40):
+        rng = random.Random(seed)
+        card = rng.randrange(30, 75)
+        low = rng.sample(range(1, card), 6)
+        high = rng.sample(range(card + 1, 105), 10)
+        rows = tuple((low[i], high[i]) for i in range(4))
+        taken = {card, *low, *high}
+        revealed = (((card, 0), (high[4], 1), (low[4], 2)),)  # low[4]: placed before ours, already on a row
+        rows = ((low[4], *rows[0]), *rows[1:]) if low[4] < low[0] else rows
+        hand = tuple(sorted(rng.sample([c for c in range(1, 105) if c not in taken], 6)))
+        scores = (50, 58, 40) if seed % 2 else (0, 0, 0)
+        view = View(
+            0, 3, 1, 4, hand, rows, scores, (0, 0, 0), revealed, card=card, hand_sizes=(6, 6, 6), variant="professional"
+        )
+        python, c = twins(native, playouts=30)
+        for bot in (python, c):
+            bot.new_game(NewGame(0, 0, 3, {"variant": "professional"}))
+        answers = [bot.search_row(view, [0, 1, 2, 3], SplitMix(seed), 0.0, 0.0) for bot in (python, c)]
+        assert answers[0] == answers[1]
+        assert python.last_totals == c.last_totals and python.last_playouts == 30
 
 
 def test_the_c_search_refuses_positions_out_of_bounds(native: Any) -> None:

@@ -199,8 +199,15 @@ def test_opponents_are_told_apart_by_their_cards_and_rows() -> None:
 
 @pytest.mark.parametrize(
     ("settings", "players"),
-    [({}, 2), ({}, 10), ({"variant": "tactical"}, 10), ({"variant": "logical"}, 6), ({"keep_rows": True}, 8)],
-    ids=["2p", "10p", "tactical-10p", "logical-6p", "keep_rows-8p"],
+    [
+        ({}, 2),
+        ({}, 10),
+        ({"variant": "tactical"}, 10),
+        ({"variant": "logical"}, 6),
+        ({"keep_rows": True}, 8),
+        ({"variant": "professional"}, 5),
+    ],
+    ids=["2p", "10p", "tactical-10p", "logical-6p", "keep_rows-8p", "professional-5p"],
 )
 def test_the_search_runs_without_falling_back_at_any_table_size(settings: dict[str, Any], players: int) -> None:
     """In process, with errors raised instead of logged: whole games (2 rounds) with the
@@ -233,3 +240,28 @@ def test_the_search_runs_without_falling_back_at_any_table_size(settings: dict[s
             pending[seat].extend(events)
     assert state.over and "play" in asked
     assert all(bot.table is not None for bot in bots.values()), "the events were understood"
+
+
+def test_the_professional_search_places_a_card_where_the_referee_does() -> None:
+    """``pro_spot`` against the referee's ``professional_place`` on random rows: the same
+    row and end for every card, None exactly where a row must be chosen."""
+    rng = random.Random(2)
+    for _ in range(2000):
+        cards = rng.sample(range(1, 105), 13)
+        rows = [sorted(cards[3 * i : 3 * i + rng.randint(1, 3)]) for i in range(4)]
+        firsts, lasts, _, _ = MC.table_rows(rows)
+        card = cards[12]
+        expected = nimmt.professional_place(rows, card)
+        found = MC.pro_spot(firsts, lasts, card)
+        assert found == (None if expected is None else (expected[0], expected[1] == "left")), (rows, card)
+
+
+def test_professional_opponents_are_told_apart_by_the_ends_they_play_to() -> None:
+    """Professional: seat 1 plays 4 just before row 0's first card (safe, as the greedy
+    policy would), seat 2 a sixth card onto 11 heads at a left end."""
+    table = MC.Opponents(seat=0, players=3, settings={"variant": "professional"})
+    hand = (70, 71, 72, 73, 74, 75, 76, 77, 78, 79)
+    table.event(RoundStart(1, ((5,), (30, 31, 32, 33, 34), (60,), (90,)), hand))
+    table.event(Reveal(1, 1, ((4, 1), (29, 2), (70, 0))))
+    assert table.greedy_chance(1) > 0.8
+    assert table.greedy_chance(2) < 0.2
