@@ -24,10 +24,11 @@ The seat searches only the rest of the round: heads are counted per round, and a
 round is a fresh deal (with ``keep_rows`` the rows carry over, which is ignored).
 
 Variants: standard, tactical, logical (whose hands are known from the draft),
-professional (rows in table order, a card at either end: ``playout_pro``) and keep_rows
-are searched. Two cards a turn and shedding fall back to a one-turn heuristic like
-``sample_bots/heuristic`` that understands their rules; the draft takes the card with
-the fewest heads. Every answer is one of ``legal``.
+professional (rows in table order, a card at either end: ``playout_pro``), keep_rows and
+two cards a turn (every pair a candidate, searched in Python: ``playout_pairs``) are
+searched. Shedding, and two cards a turn in the professional variant, fall back to a
+one-turn heuristic like ``sample_bots/heuristic`` that understands their rules; the
+draft takes the card with the fewest heads. Every answer is one of ``legal``.
 
 The card search halves its field as it goes: after 40% and 70% of its time the worse
 half of the candidates still in is dropped (at least two stay), so the close ones get
@@ -411,6 +412,81 @@ def place_known_pro(firsts, lasts, cnts, hds, cards: list[int]) -> None:
                 lasts[r] = x
 
 
+# --- two cards a turn (searched in Python only) ----------------------------------------
+
+
+def greedy_pair(ends, cnts, hds, hand: list[int], fill) -> list[int]:
+    """Two cards by the greedy policy: its card, then its card of the rest (on the same
+    rows: both are placed in one turn), ascending."""
+    a = greedy_card(ends, cnts, hds, hand, fill)
+    b = greedy_card(ends, cnts, hds, [c for c in hand if c != a], fill)
+    return [a, b] if a < b else [b, a]
+
+
+def playout_pairs(
+    ends, cnts, hds, first, hand, now, rplays, ghands, gflag, fill, rand, greedy=True, heads=None, owner=None
+) -> int:
+    """``playout`` with two cards a turn: ``first`` our pair this turn (empty: none),
+    ``rplays[t]`` every random opponent's two cards of turn t, greedy players' pairs by
+    ``greedy_pair``."""
+    taken = 0
+    t = 0
+    late = len(rplays)
+    while True:
+        if t == 0 and first:
+            mine = list(first)
+            turn = now + mine
+        else:
+            if not hand:
+                break
+            if len(hand) <= 2:
+                mine = hand[:]
+                hand.clear()
+            elif greedy:
+                mine = greedy_pair(ends, cnts, hds, hand, fill)
+                hand.remove(mine[0])
+                hand.remove(mine[1])
+            else:
+                mine = [hand.pop(int(rand() * len(hand))) for _ in range(2)]
+            turn = rplays[t] + mine if t < late else mine[:]
+            for other in ghands:
+                if other:
+                    cards = greedy_pair(ends, cnts, hds, other, fill) if len(other) > 2 else other[:]
+                    for card in cards:
+                        other.remove(card)
+                    turn += cards
+        turn.sort()
+        for x in turn:
+            ours = x in mine
+            i = bisect_left(ends, x)
+            if i == 0:
+                r = hds.index(min(hds)) if ours or gflag[x] else int(rand() * 4)
+                got = hds[r]
+                del ends[r]
+                del cnts[r]
+                del hds[r]
+                ends.insert(0, x)
+                cnts.insert(0, 1)
+                hds.insert(0, H[x])
+            else:
+                i -= 1
+                if cnts[i] < FULL:
+                    cnts[i] += 1
+                    hds[i] += H[x]
+                    ends[i] = x
+                    continue
+                got = hds[i]
+                cnts[i] = 1
+                hds[i] = H[x]
+                ends[i] = x
+            if ours:
+                taken += got
+            if heads is not None:
+                heads[0 if ours else owner[x]] += got
+        t += 1
+    return taken
+
+
 # --- what the seat knows and believes -------------------------------------------------------
 
 
@@ -534,11 +610,13 @@ class Deals:
         self.owner = bytearray(top + 1)
         """Each card's opponent in the last deal."""
 
-    def deal(self, turns: int, owners: bool = False) -> tuple[list[list[int]], list[list[int]], bytearray]:
+    def deal(
+        self, turns: int, owners: bool = False, per: int = 1
+    ) -> tuple[list[list[int]], list[list[int]], bytearray]:
         """A deal: the random opponents' cards by turn (``rplays[t]``), the greedy
         opponents' hands, and the flags of the greedy opponents' cards. With ``owners``,
         ``owner`` then holds each dealt card's opponent (1 for the first, in seat order
-        after ours)."""
+        after ours). ``per``: cards a turn."""
         rng = self.rng
         shuffle = rng.shuffle
         if self.known is not None:
@@ -571,7 +649,10 @@ class Deals:
                     gflag[c] = 1
             else:
                 sequences.append(hand)
-        rplays = [[hand[t] for hand in sequences if t < len(hand)] for t in range(turns)]
+        if per == 1:
+            rplays = [[hand[t] for hand in sequences if t < len(hand)] for t in range(turns)]
+        else:  # two cards a turn: each random opponent's next two
+            rplays = [[c for hand in sequences for c in hand[per * t : per * t + per]] for t in range(turns)]
         return rplays, ghands, gflag
 
 
@@ -830,7 +911,7 @@ class MonteCarloBot(Bot):
             return legal[0]
         if kind == "draft":
             return min(legal, key=lambda card: (H[card], card))
-        if view.cards_per_turn != 1 or view.shedding:
+        if view.shedding or (view.cards_per_turn != 1 and view.variant == "professional"):
             return fallback(kind, view, legal)
         try:
             if kind == "play":
@@ -847,15 +928,16 @@ class MonteCarloBot(Bot):
         """Seconds for this answer: ``think`` on average over a round's choices, spread
         by how much there is to choose (unless ``--even``).
 
-        A turn with ``h`` cards in hand of a round dealt ``n`` gets ``2 (h - 1) / n``
-        times ``think``: 1.8 times on the first turn of 10, nothing on the last, where
-        the card is forced, so a round's turns together take ``(n - 1) * think``, as
+        A turn with ``h`` turns left of a round of ``n`` gets ``2 (h - 1) / n`` times
+        ``think``: 1.8 times on the first turn of 10, nothing on the last, where the
+        card is forced, so a round's turns together take ``(n - 1) * think``, as
         ``think`` on each turn with a choice would. A row choice takes ``think``.
         """
         if not self.spread or kind != "play":
             return self.think
-        dealt = len(view.hand) + len(view.revealed)  # the turns played this round, one card each
-        return self.think * 2 * (len(view.hand) - 1) / dealt
+        per = view.cards_per_turn
+        left = -(-len(view.hand) // per)
+        return self.think * 2 * (left - 1) / (left + len(view.revealed))
 
     # --- searches ---
 
@@ -919,14 +1001,17 @@ class MonteCarloBot(Bot):
         deals = self.deals(view, rng)
         fill = fill_costs(view.top_card, view.players - 1)
         professional = view.variant == "professional"
+        per = view.cards_per_turn
         rows0 = table_rows(view.rows) if professional else sorted_rows(view.rows)
         pick, play_out = (greedy_pro, playout_pro) if professional else (greedy_card, playout)
-        turns = len(view.hand)
-        cards = sorted(legal)
+        if per == 2:
+            pick, play_out = greedy_pair, playout_pairs
+        turns = -(-len(view.hand) // per)
+        cards = sorted(tuple(pair) for pair in legal) if per == 2 else sorted(legal)
         greedy = self.rollout == "greedy"
         ending = self.endgame(view)
         cuts = list(HALVINGS) if self.halve else []
-        if self.native is not None and cards == sorted(view.hand):
+        if self.native is not None and per == 1 and cards == sorted(view.hand):
             spent = time.perf_counter() - started
             totals, active, done = self.native.play(
                 rows0,
@@ -942,7 +1027,8 @@ class MonteCarloBot(Bot):
                 rng.getrandbits(64),
             )
             return self.chosen(cards, totals, active, done)
-        rests = [[c for c in cards if c != card] for card in cards]
+        hand = sorted(view.hand)
+        rests = [[c for c in hand if c not in (card if per == 2 else (card,))] for card in cards]
         totals = [0.0] * len(cards)
         rand = rng.random
         done = 0
@@ -951,13 +1037,14 @@ class MonteCarloBot(Bot):
         owner = deals.owner
         self.clock = started
         while self.spend(deadline, done):
-            rplays, ghands, gflag = deals.deal(turns, owners=bool(base))
+            rplays, ghands, gflag = deals.deal(turns, owners=bool(base), per=per)
             now = rplays[0][:] if rplays else []
             for other in ghands:  # this turn's greedy cards do not depend on ours
                 if other:
-                    card = pick(*rows0, other, fill)
-                    other.remove(card)
-                    now.append(card)
+                    chosen = pick(*rows0, other, fill)
+                    for card in chosen if per == 2 else (chosen,):
+                        other.remove(card)
+                        now.append(card)
             for k in active:
                 heads = [0] * view.players if base else None
                 taken = play_out(
@@ -989,7 +1076,7 @@ class MonteCarloBot(Bot):
         self.last_kept = len(active)
         self.last_totals = totals
         best = min(active, key=lambda k: (totals[k], k))
-        return cards[best]
+        return list(cards[best]) if isinstance(cards[best], tuple) else cards[best]
 
     def endgame(self, view) -> tuple[list[int], int] | None:
         """When this round may end the game: every seat's heads so far (ours first, then
@@ -1013,11 +1100,14 @@ class MonteCarloBot(Bot):
         rest = sorted(c for c, _ in current[at + 1 :])
         deals = self.deals(view, rng)
         fill = fill_costs(view.top_card, view.players - 1)
-        turns = len(view.hand)
+        per = view.cards_per_turn
+        turns = -(-len(view.hand) // per)
         professional = view.variant == "professional"
         layout, place, play_out = (
             (table_rows, place_known_pro, playout_pro) if professional else (sorted_rows, place_known, playout)
         )
+        if per == 2:
+            play_out = playout_pairs
         starts = []
         for r in legal:
             rows = [list(row) for row in view.rows]
@@ -1031,7 +1121,7 @@ class MonteCarloBot(Bot):
         greedy = self.rollout == "greedy"
         ending = self.endgame(view)
         base, end = ending if ending else ([], 0)
-        if turns and self.native is not None:
+        if turns and self.native is not None and per == 1:
             totals, done = self.native.row(
                 starts,
                 sorted(view.hand),
@@ -1047,7 +1137,7 @@ class MonteCarloBot(Bot):
         elif turns:
             rand = rng.random
             while self.spend(deadline, done):
-                rplays, ghands, gflag = deals.deal(turns, owners=bool(base))
+                rplays, ghands, gflag = deals.deal(turns, owners=bool(base), per=per)
                 for k, (cost, *start) in enumerate(starts):
                     heads = [cost] + [0] * (view.players - 1) if base else None
                     taken = cost + play_out(

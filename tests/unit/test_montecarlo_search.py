@@ -206,8 +206,10 @@ def test_opponents_are_told_apart_by_their_cards_and_rows() -> None:
         ({"variant": "logical"}, 6),
         ({"keep_rows": True}, 8),
         ({"variant": "professional"}, 5),
+        ({"cards_per_turn": 2}, 4),
+        ({"cards_per_turn": 2, "variant": "logical"}, 3),
     ],
-    ids=["2p", "10p", "tactical-10p", "logical-6p", "keep_rows-8p", "professional-5p"],
+    ids=["2p", "10p", "tactical-10p", "logical-6p", "keep_rows-8p", "professional-5p", "pairs-4p", "pairs-logical-3p"],
 )
 def test_the_search_runs_without_falling_back_at_any_table_size(settings: dict[str, Any], players: int) -> None:
     """In process, with errors raised instead of logged: whole games (2 rounds) with the
@@ -233,6 +235,8 @@ def test_the_search_runs_without_falling_back_at_any_table_size(settings: dict[s
                 pending[seat] = []
                 answers[seat] = bots[seat].decide(decision.kind, nimmt.view(state, seat), legal)
                 asked.add(decision.kind)
+                if decision.kind == "play" and len(legal) > 1:
+                    assert bots[seat].last_playouts == 3, "searched, not answered by the fallback"
             else:
                 answers[seat] = rng.choice(legal)
         state, events = nimmt.apply(state, answers)
@@ -265,3 +269,16 @@ def test_professional_opponents_are_told_apart_by_the_ends_they_play_to() -> Non
     table.event(Reveal(1, 1, ((4, 1), (29, 2), (70, 0))))
     assert table.greedy_chance(1) > 0.8
     assert table.greedy_chance(2) < 0.2
+
+
+def test_with_two_cards_a_turn_a_round_of_five_turns_thinks_four_times_think() -> None:
+    """``budget`` counts turns, not cards: 1.6, 1.2, 0.8, 0.4 and 0 times ``--think`` on
+    the turns with 10, 8, 6, 4 and 2 cards in hand."""
+    bot = MC.MonteCarloBot(think=0.1)
+    budgets = []
+    for turn in range(1, 6):
+        hand = tuple(range(2 * turn - 1, 11))
+        revealed = tuple(((c, 0), (c + 50, 1)) for c in range(1, turn))
+        view = View(0, 2, 1, turn, hand, ((50,), (60,), (70,), (80,)), (0, 0), (0, 0), revealed, cards_per_turn=2)
+        budgets.append(bot.budget("play", view))
+    assert budgets == pytest.approx([0.16, 0.12, 0.08, 0.04, 0.0])
