@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -61,6 +63,15 @@ def make_bot() -> Iterator[MakeBot]:
 
     yield make
     shutil.rmtree(base, ignore_errors=True)
+
+
+def sample_module(folder: str, name: str) -> ModuleType:
+    """A sample bot's ``bot.py`` imported in this process (to test its search as code)."""
+    spec = importlib.util.spec_from_file_location(name, SAMPLES / folder / "bot.py")
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 def fresh_c_bot(base: Path, name: str = "") -> Path:

@@ -732,27 +732,12 @@ class Native:
             return len(deals.known), ints([]), 0, ints(len(h) for h in deals.known), ints(known)
         return len(deals.sizes), ints(deals.unseen), len(deals.unseen), ints(deals.sizes), None
 
-    def play(self, rows, cards, deals, fill, greedy, ending, deals_wanted, budget, spent, cuts, seed):
-        """``search_play``'s loop: each candidate's total, which were kept, the deals.
-        ``rows``: ``sorted_rows`` (standard), or ``table_rows`` (professional)."""
-        firsts, (ends, cnts, hds) = (rows[0], rows[1:]) if len(rows) == 4 else (None, rows)
-        n = len(cards)
-        totals = doubles([0.0] * n)
-        kept = ints([0] * n)
+    def search(self, deals, fill, greedy, ending, deals_wanted, budget, spent) -> tuple:
+        """The arguments both entry points take, in their order: the deals, the tables,
+        the rollout, the endgame, when to stop."""
         base, end = ending if ending else (None, 0)
-        nopp, pool, npool, sizes, known = self.dealer(deals)
-        done = self.lib.mc_search_play(
-            ints(ends),
-            ints(cnts),
-            ints(hds),
-            ints(firsts) if firsts else None,
-            ints(cards),
-            n,
-            nopp,
-            pool,
-            npool,
-            sizes,
-            known,
+        return (
+            *self.dealer(deals),
             doubles(deals.greedy),
             HEADS_OF,
             fill,
@@ -764,6 +749,24 @@ class Native:
             budget,
             spent,
             self.tick,
+        )
+
+    def play(self, rows, cards, deals, fill, greedy, ending, deals_wanted, budget, spent, cuts, seed):
+        """``search_play``'s loop: each candidate's total, which were kept, the deals.
+        ``rows``: ``sorted_rows`` (standard), or ``table_rows`` (professional)."""
+        firsts, (ends, cnts, hds) = (rows[0], rows[1:]) if len(rows) == 4 else (None, rows)
+        n = len(cards)
+        totals = doubles([0.0] * n)
+        kept = ints([0] * n)
+        search = self.search(deals, fill, greedy, ending, deals_wanted, budget, spent)
+        done = self.lib.mc_search_play(
+            ints(ends),
+            ints(cnts),
+            ints(hds),
+            ints(firsts) if firsts else None,
+            ints(cards),
+            n,
+            *search,
             doubles(cuts),
             len(cuts),
             seed,
@@ -782,8 +785,7 @@ class Native:
         firsts, (ends, cnts, hds) = (flat[0], flat[1:]) if parts == 4 else (None, flat)
         costs = ints(cost for cost, *_ in starts)
         totals = doubles([0.0] * n)
-        base, end = ending if ending else (None, 0)
-        nopp, pool, npool, sizes, known = self.dealer(deals)
+        search = self.search(deals, fill, greedy, ending, deals_wanted, budget, spent)
         done = self.lib.mc_search_row(
             ends,
             cnts,
@@ -793,22 +795,7 @@ class Native:
             n,
             ints(hand),
             len(hand),
-            nopp,
-            pool,
-            npool,
-            sizes,
-            known,
-            doubles(deals.greedy),
-            HEADS_OF,
-            fill,
-            greedy,
-            ints(base) if base else None,
-            end,
-            float(RANK_HEADS),
-            deals_wanted,
-            budget,
-            spent,
-            self.tick,
+            *search,
             seed,
             totals,
         )

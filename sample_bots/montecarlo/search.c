@@ -169,12 +169,24 @@ static inline void remove_card(int *hand, int *size, int card) {
 /* --- a deal: the hidden cards as they might lie --- */
 
 typedef struct {
+    int ghand[MAX_SEATS][MAX_HAND]; /* each greedy opponent's hand, ascending */
+    int glen[MAX_SEATS];
+} Greedy;
+
+/* Copy the first n hands of a Greedy (each only as long as it is). */
+static void copy_greedy(Greedy *to, const Greedy *from, int n) {
+    for (int o = 0; o < n; o++) {
+        memcpy(to->ghand[o], from->ghand[o], (size_t)from->glen[o] * sizeof(int));
+        to->glen[o] = from->glen[o];
+    }
+}
+
+typedef struct {
     int nseq;                          /* random opponents */
     int seq[MAX_SEATS][MAX_HAND];      /* each one's cards in the order it plays them */
     int seqlen[MAX_SEATS];
     int ngreedy;                       /* greedy opponents */
-    int ghand[MAX_SEATS][MAX_HAND];    /* each one's hand, ascending */
-    int glen[MAX_SEATS];
+    Greedy g;                          /* their hands */
     unsigned char gflag[MAX_CARD + 1]; /* the greedy opponents' cards */
     unsigned char owner[MAX_CARD + 1]; /* each dealt card's opponent, 1 for the first */
 } Deal;
@@ -218,9 +230,9 @@ static void deal(const Dealer *d, Deal *out, uint64_t *s) {
         double chance = d->greedy[o];
         if (chance != 0.0 && rnd(s) < chance) {
             int g = out->ngreedy++;
-            memcpy(out->ghand[g], hands[o], (size_t)lens[o] * sizeof(int));
-            sort_ints(out->ghand[g], lens[o]);
-            out->glen[g] = lens[o];
+            memcpy(out->g.ghand[g], hands[o], (size_t)lens[o] * sizeof(int));
+            sort_ints(out->g.ghand[g], lens[o]);
+            out->g.glen[g] = lens[o];
             for (int k = 0; k < lens[o]; k++) out->gflag[hands[o][k]] = 1;
         } else {
             int q = out->nseq++;
@@ -231,11 +243,6 @@ static void deal(const Dealer *d, Deal *out, uint64_t *s) {
 }
 
 /* --- a playout: bot.py's playout --- */
-
-typedef struct {
-    int ghand[MAX_SEATS][MAX_HAND];
-    int glen[MAX_SEATS];
-} Greedy;
 
 /* Our heads from the rest of the round. first (0: none) is our card this turn, played
  * with the opponents' cards now[0..nnow); t0 the deal's turn this playout starts at.
@@ -443,9 +450,8 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
         for (int q = 0; q < d.nseq; q++)
             if (d.seqlen[q]) now[nnow++] = d.seq[q][0];
         Greedy g0;
+        copy_greedy(&g0, &d.g, d.ngreedy);
         for (int o = 0; o < d.ngreedy; o++) {
-            memcpy(g0.ghand[o], d.ghand[o], (size_t)d.glen[o] * sizeof(int));
-            g0.glen[o] = d.glen[o];
             if (g0.glen[o]) {
                 int card = pick(&root, g0.ghand[o], g0.glen[o], &t);
                 remove_card(g0.ghand[o], &g0.glen[o], card);
@@ -459,10 +465,7 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
             for (int m = 0; m < ncards; m++)
                 if (m != k) hand[hsize++] = cards[m];
             Greedy g;
-            for (int o = 0; o < d.ngreedy; o++) {
-                memcpy(g.ghand[o], g0.ghand[o], (size_t)g0.glen[o] * sizeof(int));
-                g.glen[o] = g0.glen[o];
-            }
+            copy_greedy(&g, &g0, d.ngreedy);
             int heads[MAX_SEATS];
             memset(heads, 0, sizeof heads);
             int taken = playout(&r, cards[k], hand, hsize, now, nnow, &d, &g, ncards, rollout_greedy, &t, &s,
@@ -537,10 +540,7 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
             int mine[MAX_HAND];
             memcpy(mine, hand, (size_t)hsize * sizeof(int));
             Greedy g;
-            for (int o = 0; o < d.ngreedy; o++) {
-                memcpy(g.ghand[o], d.ghand[o], (size_t)d.glen[o] * sizeof(int));
-                g.glen[o] = d.glen[o];
-            }
+            copy_greedy(&g, &d.g, d.ngreedy);
             int heads[MAX_SEATS];
             memset(heads, 0, sizeof heads);
             heads[0] = costs[k];

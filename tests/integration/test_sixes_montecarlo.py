@@ -4,9 +4,7 @@ whole games legally, repeatably with a fixed number of playouts, at every table 
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from types import ModuleType
 from typing import Any
 
 import msgspec
@@ -20,20 +18,12 @@ from arena.play.replay import DecisionLine, FaultLine, verify
 from arena.sandbox.local import LocalSandbox
 from protocol.sixes import Pass, Play, RoundStart
 
-from ..conftest import SAMPLES
+from ..conftest import SAMPLES, sample_module
 
 FOLDER = SAMPLES / "sixes-montecarlo"
 
 
-def module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sixes_montecarlo_bot", FOLDER / "bot.py")
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    return loaded
-
-
-SX = module()
+SX = sample_module("sixes-montecarlo", "sixes_montecarlo_bot")
 
 
 def test_a_deal_gives_each_seat_its_size_and_nothing_it_was_seen_to_lack() -> None:

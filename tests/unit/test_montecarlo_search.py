@@ -5,9 +5,7 @@ tests/integration/test_montecarlo.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,21 +14,12 @@ from arena.games.nimmt import rules as nimmt
 from protocol.messages import Hello, Limits, NewGame
 from protocol.nimmt import Place, Reveal, RoundStart, View
 
-from ..conftest import SAMPLES
+from ..conftest import SAMPLES, sample_module
 
 MONTECARLO = SAMPLES / "montecarlo"
 
 
-def module() -> ModuleType:
-    """The bot's code, imported in this process."""
-    spec = importlib.util.spec_from_file_location("montecarlo_bot", MONTECARLO / "bot.py")
-    assert spec is not None and spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    return loaded
-
-
-MC = module()
+MC = sample_module("montecarlo", "montecarlo_bot")
 
 
 def first_view(settings: dict[str, Any], players: int = 4, seed: int = 1) -> tuple[View, list[Any]]:
