@@ -26,9 +26,12 @@ round is a fresh deal (with ``keep_rows`` the rows carry over, which is ignored)
 Variants: standard, tactical, logical (whose hands are known from the draft),
 professional (rows in table order, a card at either end: ``playout_pro``), keep_rows and
 two cards a turn (every pair a candidate, searched in Python: ``playout_pairs``) are
-searched. Shedding, and two cards a turn in the professional variant, fall back to a
-one-turn heuristic like ``sample_bots/heuristic`` that understands their rules; the
-draft takes the card with the fewest heads. Every answer is one of ``legal``.
+searched. Shedding's cards are searched in Python too (``playout_shed``: taken rows go
+into the taker's hand, up to ``SHED_HORIZON`` turns ahead, each opponent dealt the
+cards it is known to have taken). Shedding's row choices and two cards a turn when
+shedding or in the professional variant fall back to a one-turn heuristic like
+``sample_bots/heuristic`` that understands their rules; the draft takes the card with
+the fewest heads. Every answer is one of ``legal``.
 
 The card search halves its field as it goes: after 40% and 70% of its time the worse
 half of the candidates still in is dropped (at least two stay), so the close ones get
@@ -487,6 +490,71 @@ def playout_pairs(
     return taken
 
 
+# --- shedding: taken cards go into the hand, the first empty hand wins (Python only) -----
+
+SHED_HORIZON = 12
+"""Turns a shedding playout looks ahead, at most (the game may last hundreds)."""
+
+
+def playout_shed(
+    rows: list[list[int]], hands: list[list[int]], greedy: list[bool], first: int, fill, rand
+) -> list[int]:
+    """Shedding, from this turn: seat 0 (ours) plays ``first`` now (0: from its hand like
+    the others), each seat its greedy card (cost: the cards a row would give it) or a
+    random one; a row taken goes into the taker's hand (kept ascending). Until a hand is
+    empty or ``SHED_HORIZON`` turns; the cards each seat holds then (rows, whose lists
+    are sorted by their last card, and hands changed in place)."""
+    for t in range(SHED_HORIZON):
+        ends = [row[-1] for row in rows]
+        cnts = [len(row) for row in rows]
+        turn = []
+        for seat, hand in enumerate(hands):
+            if seat == 0 and t == 0 and first:
+                card = first
+            elif not hand:  # only a deal the rules cannot make: nobody can be out mid-game
+                continue
+            elif len(hand) == 1:
+                card = hand.pop()
+            elif greedy[seat]:
+                card = greedy_card(ends, cnts, cnts, hand, fill)
+                hand.remove(card)
+            else:
+                card = hand.pop(int(rand() * len(hand)))
+            turn.append((card, seat))
+        turn.sort()
+        for x, seat in turn:
+            i = bisect_left([row[-1] for row in rows], x)
+            if i == 0:
+                sizes = [len(row) for row in rows]
+                r = sizes.index(min(sizes)) if greedy[seat] else int(rand() * 4)
+                taken = rows.pop(r)
+                rows.insert(0, [x])
+            else:
+                i -= 1
+                if len(rows[i]) < FULL:
+                    rows[i].append(x)
+                    continue
+                taken = rows[i]
+                rows[i] = [x]
+            hand = hands[seat]
+            hand.extend(taken)
+            hand.sort()
+        if not all(hands):
+            break
+    return [len(hand) for hand in hands]
+
+
+def shed_standing(left: list[int]) -> float:
+    """A shedding playout's cost: our cards left less the opponents' mean, and once a
+    hand is empty (the game over) ``RANK_HEADS`` for each opponent holding fewer than
+    us (half for a tie)."""
+    ours, others = left[0], left[1:]
+    cost = ours - sum(others) / len(others)
+    if min(left) == 0:
+        cost += RANK_HEADS * (sum(1 for o in others if o < ours) + 0.5 * sum(1 for o in others if o == ours))
+    return cost
+
+
 # --- what the seat knows and believes -------------------------------------------------------
 
 
@@ -517,6 +585,8 @@ class Opponents:
         self.hand: list[int] = []
         self.known: dict[int, set[int]] = {}
         """Logical variant: each seat's cards, from the draft's picks."""
+        self.holds: dict[int, set[int]] = {}
+        """Each seat's cards taken from rows and not played since (in its hand when shedding)."""
 
     def greedy_chance(self, seat: int) -> float:
         return 1 / (1 + math.exp(-self.log_odds[seat]))
@@ -532,6 +602,7 @@ class Opponents:
             self.start_rows = {c for row in event.rows for c in row}
             self.hand = list(event.hand)
             self.seen = self.start_rows | set(event.hand)
+            self.holds = {}
         elif isinstance(event, DraftStart):
             self.known = {s: set() for s in range(self.players)}
         elif isinstance(event, Pick):
@@ -545,6 +616,8 @@ class Opponents:
                     self.hand.remove(card)
                 if seat in self.known:
                     self.known[seat].discard(card)
+                if seat in self.holds:
+                    self.holds[seat].discard(card)
         elif isinstance(event, Place):
             if not self.rows:
                 return
@@ -555,6 +628,8 @@ class Opponents:
                 ties = costs.count(cheapest)
                 greedy = (1 - SLIP) / ties if costs[event.row] == cheapest else 0.0
                 self.add(event.seat, (greedy + SLIP / ROWS) * ROWS)
+            if event.taken and event.seat != self.seat:  # shedding: into the taker's hand
+                self.holds.setdefault(event.seat, set()).update(event.taken)
             if event.taken or event.chosen:
                 self.rows[event.row] = [event.card]
             elif event.end == "left":
@@ -598,8 +673,12 @@ class Deals:
         known: list[list[int]] | None,
         greedy: list[float],
         top: int,
+        held: list[list[int]] | None = None,
     ) -> None:
         self.rng = rng
+        self.held = held
+        """Shedding: the cards each opponent is known to hold (taken from rows), dealt to it
+        beside its share of ``unseen``."""
         self.unseen = unseen
         self.sizes = sizes
         self.known = known
@@ -618,21 +697,7 @@ class Deals:
         ``owner`` then holds each dealt card's opponent (1 for the first, in seat order
         after ours). ``per``: cards a turn."""
         rng = self.rng
-        shuffle = rng.shuffle
-        if self.known is not None:
-            hands = []
-            for hand in self.known:
-                hand = hand[:]
-                shuffle(hand)
-                hands.append(hand)
-        else:
-            cards = self.unseen[:]
-            shuffle(cards)
-            hands = []
-            start = 0
-            for size in self.sizes:
-                hands.append(cards[start : start + size])
-                start += size
+        hands = self.draw()
         if owners:
             owner = self.owner
             for n, hand in enumerate(hands, 1):
@@ -654,6 +719,35 @@ class Deals:
         else:  # two cards a turn: each random opponent's next two
             rplays = [[c for hand in sequences for c in hand[per * t : per * t + per]] for t in range(turns)]
         return rplays, ghands, gflag
+
+    def draw(self) -> list[list[int]]:
+        """Every opponent's hand, in a random order: the known hands (logical) shuffled,
+        or ``unseen`` shuffled and cut by ``sizes``."""
+        shuffle = self.rng.shuffle
+        if self.known is not None:
+            hands = []
+            for hand in self.known:
+                hand = hand[:]
+                shuffle(hand)
+                hands.append(hand)
+            return hands
+        cards = self.unseen[:]
+        shuffle(cards)
+        hands = []
+        start = 0
+        for size in self.sizes:
+            hands.append(cards[start : start + size])
+            start += size
+        return hands
+
+    def hands(self) -> tuple[list[list[int]], list[bool]]:
+        """Shedding's deal: every opponent's whole hand, ascending (its share of the
+        unseen cards and the cards it is known to hold), and whether it plays greedily."""
+        hands = self.draw()
+        if self.held is not None:
+            hands = [sorted(hand + held) for hand, held in zip(hands, self.held, strict=True)]
+        rng = self.rng
+        return hands, [bool(chance and rng.random() < chance) for chance in self.greedy]
 
 
 # --- the search in C ------------------------------------------------------------------------
@@ -898,6 +992,8 @@ class MonteCarloBot(Bot):
             return legal[0]
         if kind == "draft":
             return min(legal, key=lambda card: (H[card], card))
+        if view.shedding and view.cards_per_turn == 1 and view.variant != "professional" and kind == "play":
+            return self.search_shed(view, legal, rng, deadline)
         if view.shedding or (view.cards_per_turn != 1 and view.variant == "professional"):
             return fallback(kind, view, legal)
         try:
@@ -960,9 +1056,13 @@ class MonteCarloBot(Bot):
             sizes = [view.hand_sizes[s] for s in others]
         else:
             sizes = [len(view.hand)] * len(others)
+        held = None
+        if view.shedding and table is not None and table.round == view.round:
+            held = [sorted(table.holds.get(s, ())) for s in others]
+            sizes = [max(0, size - len(cards)) for size, cards in zip(sizes, held, strict=True)]
         if sum(sizes) > len(unseen):  # cannot happen by the rules; keep the deal possible
             sizes = [len(unseen) // len(others)] * len(others)
-        return Deals(rng, unseen, sizes, None, greedy, view.top_card)
+        return Deals(rng, unseen, sizes, None, greedy, view.top_card, held)
 
     def spend(self, deadline: float, done: int) -> bool:
         """True while the search may deal again."""
@@ -1079,6 +1179,27 @@ class MonteCarloBot(Bot):
             return (base, 0) if view.round >= rounds else None
         end = self.settings.get("end_score", 66)
         return (base, end) if max(base) + ENDGAME_REACH >= end else None
+
+    def search_shed(self, view, legal, rng, deadline):
+        """Shedding's card: every card in hand a candidate, each played out on the same
+        deals (``playout_shed``); the least ``shed_standing`` on average."""
+        deals = self.deals(view, rng)
+        fill = fill_costs(view.top_card, view.players - 1)
+        rows = sorted((list(row) for row in view.rows), key=lambda row: row[-1])
+        cards = sorted(legal)
+        hand = sorted(view.hand)
+        totals = [0.0] * len(cards)
+        ours = self.rollout == "greedy"
+        rand = rng.random
+        done = 0
+        while self.spend(deadline, done):
+            others, greedy = deals.hands()
+            for k, card in enumerate(cards):
+                hands = [[c for c in hand if c != card], *(other[:] for other in others)]
+                left = playout_shed([row[:] for row in rows], hands, [ours, *greedy], card, fill, rand)
+                totals[k] += shed_standing(left)
+            done += 1
+        return self.chosen(cards, totals, list(range(len(cards))), done)
 
     def search_row(self, view, legal, rng, started, deadline):
         card = view.card

@@ -197,13 +197,27 @@ def test_opponents_are_told_apart_by_their_cards_and_rows() -> None:
         ({"variant": "professional"}, 5),
         ({"cards_per_turn": 2}, 4),
         ({"cards_per_turn": 2, "variant": "logical"}, 3),
+        ({"shedding": True}, 4),
+        ({"shedding": True, "variant": "tactical"}, 6),
     ],
-    ids=["2p", "10p", "tactical-10p", "logical-6p", "keep_rows-8p", "professional-5p", "pairs-4p", "pairs-logical-3p"],
+    ids=[
+        "2p",
+        "10p",
+        "tactical-10p",
+        "logical-6p",
+        "keep_rows-8p",
+        "professional-5p",
+        "pairs-4p",
+        "pairs-logical-3p",
+        "shedding-4p",
+        "shedding-tactical-6p",
+    ],
 )
 def test_the_search_runs_without_falling_back_at_any_table_size(settings: dict[str, Any], players: int) -> None:
-    """In process, with errors raised instead of logged: whole games (2 rounds) with the
-    bot in two seats and random play in the others; the rules reject any illegal answer."""
-    settings = {**settings, "rounds": 2}
+    """In process, with errors raised instead of logged: whole games (2 rounds; shedding:
+    its one deal) with the bot in two seats and random play in the others; the rules
+    reject any illegal answer, and every card with a choice is searched."""
+    settings = settings if settings.get("shedding") else {**settings, "rounds": 2}  # shedding: one deal
     rules = nimmt.parse_settings(settings, players)
     state, events = nimmt.start(rules, players, 17)
     bots = {}
@@ -271,3 +285,30 @@ def test_with_two_cards_a_turn_a_round_of_five_turns_thinks_four_times_think() -
         view = View(0, 2, 1, turn, hand, ((50,), (60,), (70,), (80,)), (0, 0), (0, 0), revealed, cards_per_turn=2)
         budgets.append(bot.budget("play", view))
     assert budgets == pytest.approx([0.16, 0.12, 0.08, 0.04, 0.0])
+
+
+def test_when_shedding_the_cards_an_opponent_took_are_in_its_hand_in_every_deal() -> None:
+    """Seat 1 took a row of five: every shedding deal gives it those five beside its
+    share of the unseen cards, as many in all as its hand holds; one it plays again
+    leaves it."""
+    bot = MC.MonteCarloBot(playouts=5)
+    bot.forgiving = False
+    settings = {"shedding": True}
+    bot.new_game(NewGame(0, 0, 3, settings))
+    hand = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+    row = (20, 21, 22, 23, 24)
+    bot.events([RoundStart(1, (row, (40,), (60,), (80,)), hand), Reveal(1, 1, ((11, 0), (25, 1), (90, 2)))])
+    bot.events([Place(1, 25, 0, row)])
+    assert bot.table is not None and bot.table.holds == {1: set(row)}
+    bot.events([Reveal(1, 2, ((12, 0), (21, 1), (91, 2)))])
+    assert bot.table.holds == {1: {20, 22, 23, 24}}
+    view = View(
+        0, 3, 1, 3, hand[2:], ((25,), (40,), (60, 90, 91), (80,)), (0, 0, 0), (0, 0, 0),
+        (((11, 0), (25, 1), (90, 2)), ((12, 0), (21, 1), (91, 2))), hand_sizes=(8, 12, 8), shedding=True,
+    )  # fmt: skip
+    deals = bot.deals(view, random.Random(4))
+    for _ in range(20):
+        hands, _ = deals.hands()
+        assert {20, 22, 23, 24} <= set(hands[0]) and len(hands[0]) == 12 and len(hands[1]) == 8
+        assert not set(hands[1]) & {20, 22, 23, 24}
+    assert bot.decide("play", view, list(view.hand)) in view.hand and bot.last_playouts == 5
