@@ -1011,7 +1011,7 @@ def load_native() -> Native | None:
 
 class MonteCarloBot(Bot):
     name = "montecarlo"
-    version = "1.2.0"
+    version = "1.3.0"
 
     def __init__(
         self,
