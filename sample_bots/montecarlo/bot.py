@@ -1,7 +1,7 @@
 """The Monte Carlo reference bot: deal the unseen cards, play the round out, keep the best.
 
     python3 bot.py [--think 0.1] [--seed 1] [--playouts N] [--opponents infer|random|greedy]
-                   [--rollout greedy|random] [--even] [--flat] [--heads-only] [--tree] [--engine auto|c|python]
+                   [--rollout greedy|random] [--even] [--flat] [--heads-only]
     python3 bot.py --bench 20      # playouts per second, then exit
 
 For a ``"play"`` request every card in hand is a candidate. The search repeats, until
@@ -36,10 +36,6 @@ the fewest heads. Every answer is one of ``legal``.
 The card search halves its field as it goes: after 40% and 70% of its time the worse
 half of the candidates still in is dropped (at least two stay), so the close ones get
 the deals the hopeless ones would have taken (``--flat``: every candidate to the end).
-
-``--tree`` searches our later cards of the round too: open-loop UCT over our own card
-sequences (``Tree``), one playout a deal down the path it selects, the first card it
-visited most played (no halving; ``--playouts N``: N playouts).
 
 Near a game's end (``endgame``) a card's or a row's playouts count the ranks the game
 would end with, not only our heads (``--heads-only``: heads alone).
@@ -188,7 +184,6 @@ def playout(
     greedy: bool = True,
     heads: list[int] | None = None,
     owner: bytearray | None = None,
-    then: list[int] | tuple[int, ...] = (),
 ) -> int:
     """Our heads from the rest of the round, on rows kept as sorted ends with their
     counts and heads (changed in place, as are ``hand`` and ``ghands``).
@@ -202,7 +197,6 @@ def playout(
 
     With ``heads`` (one per seat, ours first) and ``owner`` (each opponent card's seat
     there), every seat's heads are added up in ``heads`` too (the endgame's objective).
-    ``then``: our cards for the turns after ``first`` (the tree search's), before the policy's.
     """
     taken = 0
     t = 0
@@ -214,10 +208,7 @@ def playout(
         else:
             if not hand:
                 break
-            if 0 < t <= len(then):
-                mine = then[t - 1]
-                hand.remove(mine)
-            elif len(hand) == 1:
+            if len(hand) == 1:
                 mine = hand.pop()
             elif greedy:
                 mine = greedy_card(ends, cnts, hds, hand, fill)
@@ -353,22 +344,7 @@ def greedy_pro(firsts, lasts, cnts, hds, hand: list[int], fill) -> int:
 
 
 def playout_pro(
-    firsts,
-    lasts,
-    cnts,
-    hds,
-    first,
-    hand,
-    now,
-    rplays,
-    ghands,
-    gflag,
-    fill,
-    rand,
-    greedy=True,
-    heads=None,
-    owner=None,
-    then=(),
+    firsts, lasts, cnts, hds, first, hand, now, rplays, ghands, gflag, fill, rand, greedy=True, heads=None, owner=None
 ) -> int:
     """``playout`` under the professional rule, on rows in table order (``table_rows``)."""
     taken = 0
@@ -381,10 +357,7 @@ def playout_pro(
         else:
             if not hand:
                 break
-            if 0 < t <= len(then):
-                mine = then[t - 1]
-                hand.remove(mine)
-            elif len(hand) == 1:
+            if len(hand) == 1:
                 mine = hand.pop()
             elif greedy:
                 mine = greedy_pro(firsts, lasts, cnts, hds, hand, fill)
@@ -580,76 +553,6 @@ def shed_standing(left: list[int]) -> float:
     if min(left) == 0:
         cost += RANK_HEADS * (sum(1 for o in others if o < ours) + 0.5 * sum(1 for o in others if o == ours))
     return cost
-
-
-# --- the tree: open-loop UCT over our own cards ------------------------------------------
-
-EXPLORE = 3.0
-"""UCT's exploration weight, in heads (a playout's cost is our heads in the round)."""
-POOL = 1 << 18
-"""Nodes a tree may hold (as search.c's pool); when full, the policy plays on from a leaf."""
-
-
-class Tree:
-    """Open-loop UCT (``--tree``): a node for each sequence of our own cards from this
-    turn, whatever the deals show, so our later cards are chosen by what worked on
-    average and never by the hidden cards of one deal. Each deal makes one playout
-    down the path ``select`` picks; search.c's ``select_path`` and ``back_up`` are this."""
-
-    def __init__(self) -> None:
-        self.idx = [-1]
-        """The candidate (an index) played to reach each node."""
-        self.kids: list[list[int]] = [[]]
-        self.n = [0]
-        self.w = [0.0]
-        """The playouts' costs through each node, in all."""
-
-    def select(self, ncards: int, explore: float) -> list[int]:
-        """The path down from the root: at each node the first candidate not yet tried
-        (made a node, which ends the descent), else the child of least mean minus
-        ``explore * sqrt(ln n / n_child)`` (the first on a tie), until one card is left."""
-        node = 0
-        path: list[int] = []
-        used: set[int] = set()
-        while len(path) < ncards - 1:
-            tried = {self.idx[c] for c in self.kids[node]}
-            untried = next((i for i in range(ncards) if i not in used and i not in tried), None)
-            if untried is not None:
-                if len(self.idx) == POOL:
-                    break
-                child = len(self.idx)
-                self.idx.append(untried)
-                self.kids.append([])
-                self.n.append(0)
-                self.w.append(0.0)
-                self.kids[node].append(child)
-            else:
-                logn = math.log(self.n[node])
-                child, best = -1, 0.0
-                for c in self.kids[node]:
-                    value = self.w[c] / self.n[c] - explore * math.sqrt(logn / self.n[c])
-                    if child < 0 or value < best:
-                        child, best = c, value
-            path.append(child)
-            used.add(self.idx[child])
-            node = child
-            if untried is not None:
-                break
-        return path
-
-    def back_up(self, path: list[int], cost: float) -> None:
-        self.n[0] += 1
-        self.w[0] += cost
-        for node in path:
-            self.n[node] += 1
-            self.w[node] += cost
-
-    def first_cards(self, ncards: int) -> tuple[list[float], list[int]]:
-        """Each first card's total and visits."""
-        totals, visits = [0.0] * ncards, [0] * ncards
-        for c in self.kids[0]:
-            totals[self.idx[c]], visits[self.idx[c]] = self.w[c], self.n[c]
-        return totals, visits
 
 
 # --- what the seat knows and believes -------------------------------------------------------
@@ -900,7 +803,6 @@ class Native:
             x,
             p,
             n,
-            x,
             u64,
             p,
             p,
@@ -943,9 +845,8 @@ class Native:
             self.tick,
         )
 
-    def play(self, rows, cards, deals, fill, greedy, ending, deals_wanted, budget, spent, cuts, explore, seed):
-        """``search_play``'s loop: each candidate's total, whether it was kept (the tree:
-        its visits), the deals.
+    def play(self, rows, cards, deals, fill, greedy, ending, deals_wanted, budget, spent, cuts, seed):
+        """``search_play``'s loop: each candidate's total, which were kept, the deals.
         ``rows``: ``sorted_rows`` (standard), or ``table_rows`` (professional)."""
         firsts, (ends, cnts, hds) = (rows[0], rows[1:]) if len(rows) == 4 else (None, rows)
         n = len(cards)
@@ -962,14 +863,13 @@ class Native:
             *search,
             doubles(cuts),
             len(cuts),
-            explore,
             seed,
             totals,
             kept,
         )
         if done < 0:
             raise ValueError("search.c refused the position")
-        return list(totals[:n]), list(kept[:n]), done
+        return list(totals[:n]), [k for k in range(n) if kept[k]], done
 
     def row(self, starts, hand, deals, fill, greedy, ending, deals_wanted, budget, spent, seed):
         """``search_row``'s loop: each start's total (its row's heads included), and the deals."""
@@ -1024,11 +924,8 @@ class MonteCarloBot(Bot):
         halve: bool = True,
         ranked: bool = True,
         native: Native | None = None,
-        tree: bool = False,
     ) -> None:
         self.native = native
-        self.tree = tree
-        """Search our later cards too, by open-loop UCT (``Tree``), not one card and the policy."""
         """The search in C, or None: in Python (``--engine``)."""
         self.think = think
         self.spread = spread
@@ -1059,8 +956,6 @@ class MonteCarloBot(Bot):
         """Candidates the last card search kept to its end (successive halving)."""
         self.last_totals: list[float] = []
         """Each candidate's total over the last search's deals (for tests)."""
-        self.last_visits: list[int] = []
-        """The tree's visits of each first card, in the last search (for tests)."""
 
     # --- hooks ---
 
@@ -1203,7 +1098,6 @@ class MonteCarloBot(Bot):
         greedy = self.rollout == "greedy"
         ending = self.endgame(view)
         cuts = list(HALVINGS) if self.halve else []
-        tree = self.tree and per == 1
         if self.native is not None and per == 1 and cards == sorted(view.hand):
             spent = time.perf_counter() - started
             totals, active, done = self.native.play(
@@ -1217,12 +1111,9 @@ class MonteCarloBot(Bot):
                 deadline - started,
                 spent,
                 cuts,
-                EXPLORE if tree else 0.0,
                 rng.getrandbits(64),
             )
-            if tree:
-                return self.most_visited(cards, totals, active, done)
-            return self.chosen(cards, totals, [k for k, kept in enumerate(active) if kept], done)
+            return self.chosen(cards, totals, active, done)
         hand = sorted(view.hand)
         rests = [[c for c in hand if c not in (card if per == 2 else (card,))] for card in cards]
         totals = [0.0] * len(cards)
@@ -1232,7 +1123,6 @@ class MonteCarloBot(Bot):
         base, end = ending if ending else ([], 0)
         owner = deals.owner
         self.clock = started
-        search = Tree() if tree else None
         while self.spend(deadline, done):
             rplays, ghands, gflag = deals.deal(turns, owners=bool(base), per=per)
             now = rplays[0][:] if rplays else []
@@ -1242,28 +1132,6 @@ class MonteCarloBot(Bot):
                     for card in chosen if per == 2 else (chosen,):
                         other.remove(card)
                         now.append(card)
-            if search is not None:
-                path = search.select(len(cards), EXPLORE)
-                first, *then = [cards[search.idx[node]] for node in path]
-                heads = [0] * view.players if base else None
-                taken = play_out(
-                    *[part[:] for part in rows0],
-                    first,
-                    [c for c in hand if c != first],
-                    now,
-                    rplays,
-                    [other[:] for other in ghands],
-                    gflag,
-                    fill,
-                    rand,
-                    greedy,
-                    heads,
-                    owner,
-                    then,
-                )
-                search.back_up(path, standing(base, heads, taken, end) if heads else taken)
-                done += 1
-                continue
             for k in active:
                 heads = [0] * view.players if base else None
                 taken = play_out(
@@ -1287,19 +1155,7 @@ class MonteCarloBot(Bot):
                 if len(active) > 2:
                     active.sort(key=lambda k: (totals[k], k))
                     active = sorted(active[: max(2, (len(active) + 1) // 2)])
-        if search is not None:
-            return self.most_visited(cards, *search.first_cards(len(cards)), done)
         return self.chosen(cards, totals, active, done)
-
-    def most_visited(self, cards: list[int], totals: list[float], visits: list[int], done: int) -> int:
-        """The tree's answer: the first card it visited most (the least total on a tie,
-        then the lowest card)."""
-        self.last_playouts = done
-        self.last_kept = sum(1 for n in visits if n)
-        self.last_totals = totals
-        self.last_visits = visits
-        best = min(range(len(cards)), key=lambda k: (-visits[k], totals[k] / max(1, visits[k]), k))
-        return cards[best]
 
     def chosen(self, cards: list[int], totals: list[float], active: list[int], done: int) -> int:
         """The candidate still in with the least total (the lowest card on a tie)."""
@@ -1549,9 +1405,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--flat", action="store_true", help="search every candidate to the end (no halving)")
     parser.add_argument(
-        "--tree", action="store_true", help="search our later cards too (open-loop UCT), one playout a deal"
-    )
-    parser.add_argument(
         "--engine",
         choices=("auto", "c", "python"),
         default="auto",
@@ -1588,7 +1441,6 @@ def main(argv: list[str] | None = None) -> None:
             halve=not args.flat,
             ranked=not args.heads_only,
             native=native,
-            tree=args.tree,
         )
     )
 

@@ -11,7 +11,6 @@
 
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
-#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -248,8 +247,8 @@ static void deal(const Dealer *d, Deal *out, uint64_t *s) {
 /* Our heads from the rest of the round. first (0: none) is our card this turn, played
  * with the opponents' cards now[0..nnow); t0 the deal's turn this playout starts at.
  * heads (NULL: not counted) gets every seat's heads, ours first. */
-static int playout(Rows *r, int first, const int *then, int nthen, int *hand, int hsize, const int *now, int nnow,
-                   const Deal *d, Greedy *g, int turns, int greedy, const Tables *t, uint64_t *s, int *heads) {
+static int playout(Rows *r, int first, int *hand, int hsize, const int *now, int nnow, const Deal *d,
+                   Greedy *g, int turns, int greedy, const Tables *t, uint64_t *s, int *heads) {
     int taken = 0;
     int turn[MAX_SEATS + 1];
     for (int k = 0;; k++) {
@@ -261,10 +260,7 @@ static int playout(Rows *r, int first, const int *then, int nthen, int *hand, in
             turn[n++] = mine;
         } else {
             if (hsize == 0) break;
-            if (k && k <= nthen) { /* the tree's cards for the turns after the first */
-                mine = then[k - 1];
-                remove_card(hand, &hsize, mine);
-            } else if (hsize == 1) {
+            if (hsize == 1) {
                 mine = hand[--hsize];
             } else if (greedy) {
                 mine = pick(r, hand, hsize, t);
@@ -408,89 +404,19 @@ static void load_rows(Rows *r, const int *ends, const int *cnts, const int *hds,
     else memset(r->first, 0, sizeof r->first);
 }
 
-/* --- the tree: bot.py's Tree, open-loop UCT over our own cards --- */
-
-typedef struct {
-    int idx;   /* the card (index into the candidates) played to reach this node */
-    int child; /* the first child, -1 for none; children in the order made */
-    int next;  /* the next sibling */
-    int n;
-    double w;  /* the playouts' costs through this node, in all */
-} Node;
-
-#define POOL (1 << 18)
-static Node nodes[POOL];
-static int nnodes;
-
-/* Down from the root: at each node the first candidate not yet tried (made a node, if
- * the pool has room, which ends the descent), or else the child of least
- * mean - explore * sqrt(ln n / n_child) (the first on a tie); until one card is left.
- * path[0..depth) gets the nodes; returns depth (at least 1: the root's children are
- * made first). */
-static int select_path(int ncards, double explore, int *path) {
-    int node = 0, depth = 0;
-    unsigned used = 0;
-    while (depth < ncards - 1) {
-        unsigned kids = 0;
-        for (int c = nodes[node].child; c >= 0; c = nodes[c].next) kids |= 1u << nodes[c].idx;
-        int untried = -1;
-        for (int i = 0; i < ncards; i++)
-            if (!((used | kids) >> i & 1)) {
-                untried = i;
-                break;
-            }
-        int next = -1;
-        if (untried >= 0) {
-            if (nnodes == POOL) break; /* full: the policy plays on from here */
-            next = nnodes++;
-            nodes[next] = (Node){untried, -1, -1, 0, 0.0};
-            int *link = &nodes[node].child;
-            while (*link >= 0) link = &nodes[*link].next;
-            *link = next;
-        } else {
-            double logn = log((double)nodes[node].n), best_value = 0.0;
-            for (int c = nodes[node].child; c >= 0; c = nodes[c].next) {
-                double value = nodes[c].w / nodes[c].n - explore * sqrt(logn / nodes[c].n);
-                if (next < 0 || value < best_value) {
-                    next = c;
-                    best_value = value;
-                }
-            }
-        }
-        path[depth++] = next;
-        used |= 1u << nodes[next].idx;
-        node = next;
-        if (untried >= 0) break;
-    }
-    return depth;
-}
-
-/* Add a playout's cost to the root and to every node of its path. */
-static void back_up(const int *path, int depth, double cost) {
-    nodes[0].n++;
-    nodes[0].w += cost;
-    for (int k = 0; k < depth; k++) {
-        nodes[path[k]].n++;
-        nodes[path[k]].w += cost;
-    }
-}
-
 /* bot.py's MonteCarloBot.search_play, from its deals on: every candidate cards[k] (our
  * hand, ascending) played on rows (ends, cnts, hds; with firsts, the professional
  * variant's rows in table order), deal after deal, with successive
  * halving at the shares cuts[0..ncuts) of the search. The search stops after
  * max_deals deals (> 0), or else once `spent` plus its own time reaches `budget`
- * seconds. base (NULL: heads only) and end give the endgame's objective. With
- * explore > 0 the search is the tree instead (select_path; cuts ignored): one playout a
- * deal, totals[k] and kept[k] each first card's total and visits.
+ * seconds. base (NULL: heads only) and end give the endgame's objective.
  * totals[k] gets candidate k's total; kept[k] 1 for the candidates still in at the
  * end. Returns the number of deals, or -1 for arguments out of bounds. */
 int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *firsts, const int *cards, int ncards,
                    int nopp, const int *pool, int npool, const int *sizes, const int *known,
                    const double *greedy, const int *heads_of, const double *fill, int rollout_greedy,
                    const int *base, int end, double rank_heads, int max_deals, double budget, double spent,
-                   double tick, const double *cuts, int ncuts, double explore, uint64_t seed, double *totals,
-                   int *kept) {
+                   double tick, const double *cuts, int ncuts, uint64_t seed, double *totals, int *kept) {
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
     if (ncards < 1 || ncards > MAX_HAND || bad_dealer(&dealer, ncards) || bad_rows(ends, cnts, hds, firsts))
         return -1;
@@ -499,14 +425,11 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
     Tables t = {heads_of, fill, firsts != NULL};
     Rows root;
     load_rows(&root, ends, cnts, hds, firsts);
-    if (explore > 0 && ncards > 31) return -1; /* the tree keeps a path's cards as bits */
     int active[MAX_HAND], nactive = ncards;
     for (int k = 0; k < ncards; k++) {
         active[k] = k;
         totals[k] = 0.0;
     }
-    nodes[0] = (Node){-1, -1, -1, 0, 0.0};
-    nnodes = 1;
     int seats = nopp + 1;
     Clock clock = {tick, 0.0, 0.0};
     clock.start = now_seconds(&clock);
@@ -535,25 +458,6 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
                 now[nnow++] = card;
             }
         }
-        if (explore > 0) { /* the tree: one playout a deal, down the path it selects */
-            int path[MAX_HAND], then[MAX_HAND];
-            int depth = select_path(ncards, explore, path);
-            int first = cards[nodes[path[0]].idx], nthen = depth - 1;
-            for (int k = 1; k < depth; k++) then[k - 1] = cards[nodes[path[k]].idx];
-            Rows r = root;
-            int hand[MAX_HAND], hsize = 0;
-            for (int m = 0; m < ncards; m++)
-                if (cards[m] != first) hand[hsize++] = cards[m];
-            Greedy g;
-            copy_greedy(&g, &g0, d.ngreedy);
-            int heads[MAX_SEATS];
-            memset(heads, 0, sizeof heads);
-            int taken = playout(&r, first, then, nthen, hand, hsize, now, nnow, &d, &g, ncards, rollout_greedy, &t, &s,
-                                base ? heads : NULL);
-            back_up(path, depth, base ? standing(base, heads, seats, taken, end, rank_heads) : taken);
-            done++;
-            continue;
-        }
         for (int a = 0; a < nactive; a++) {
             int k = active[a];
             Rows r = root;
@@ -564,8 +468,8 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
             copy_greedy(&g, &g0, d.ngreedy);
             int heads[MAX_SEATS];
             memset(heads, 0, sizeof heads);
-            int taken = playout(&r, cards[k], NULL, 0, hand, hsize, now, nnow, &d, &g, ncards, rollout_greedy, &t,
-                                &s, base ? heads : NULL);
+            int taken = playout(&r, cards[k], hand, hsize, now, nnow, &d, &g, ncards, rollout_greedy, &t, &s,
+                                base ? heads : NULL);
             totals[k] += base ? standing(base, heads, seats, taken, end, rank_heads) : taken;
         }
         done++;
@@ -591,13 +495,6 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
         }
     }
     memset(kept, 0, (size_t)ncards * sizeof(int));
-    if (explore > 0) { /* each first card's total and visits */
-        for (int c = nodes[0].child; c >= 0; c = nodes[c].next) {
-            totals[nodes[c].idx] = nodes[c].w;
-            kept[nodes[c].idx] = nodes[c].n;
-        }
-        return done;
-    }
     for (int a = 0; a < nactive; a++) kept[active[a]] = 1;
     return done;
 }
@@ -647,8 +544,8 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
             int heads[MAX_SEATS];
             memset(heads, 0, sizeof heads);
             heads[0] = costs[k];
-            int taken = costs[k] + playout(&r, 0, NULL, 0, mine, hsize, NULL, 0, &d, &g, hsize, rollout_greedy, &t,
-                                           &s, base ? heads : NULL);
+            int taken = costs[k] + playout(&r, 0, mine, hsize, NULL, 0, &d, &g, hsize, rollout_greedy, &t, &s,
+                                           base ? heads : NULL);
             totals[k] += base ? standing(base, heads, nopp + 1, taken, end, rank_heads) : taken;
         }
         done++;

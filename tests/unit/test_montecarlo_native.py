@@ -79,9 +79,6 @@ def twins(native: Any, **options: Any) -> tuple[Any, Any]:
         ({"variant": "professional"}, 4, {}),
         ({"variant": "professional", "end_score": 25}, 3, {"rollout": "random"}),
         ({"variant": "professional", "keep_rows": True}, 7, {"opponents": "greedy"}),
-        ({}, 4, {"tree": True}),
-        ({"variant": "professional", "end_score": 25}, 3, {"tree": True, "rollout": "random"}),
-        ({"variant": "logical", "rounds": 1}, 5, {"tree": True}),
     ],
     ids=[
         "4p",
@@ -94,9 +91,6 @@ def twins(native: Any, **options: Any) -> tuple[Any, Any]:
         "professional-4p",
         "professional-endgame-3p",
         "professional-keep_rows-7p",
-        "tree-4p",
-        "tree-professional-endgame-3p",
-        "tree-logical-last-round-5p",
     ],
 )
 def test_the_c_search_answers_as_the_python_search_does(
@@ -128,7 +122,6 @@ def test_the_c_search_answers_as_the_python_search_does(
                 assert python.last_playouts == c.last_playouts == 60
                 if decision.kind == "play":
                     assert python.last_kept == c.last_kept
-                    assert python.last_visits == c.last_visits
                 compared[decision.kind] += 1
                 answers[0] = found[1]
         state, events = nimmt.apply(state, answers)
@@ -191,19 +184,19 @@ def test_the_c_search_refuses_positions_out_of_bounds(native: Any) -> None:
     deals = bot.deals(view, random.Random(1))
     fill = native.fill(104, 3)
     rows = MC.sorted_rows(view.rows)
-    good = native.play(rows, sorted(legal), deals, fill, True, None, 5, 1.0, 0.0, [], 0.0, 1)
+    good = native.play(rows, sorted(legal), deals, fill, True, None, 5, 1.0, 0.0, [], 1)
     assert good[2] == 5
     bad_rows = (rows[0][::-1], rows[1], rows[2])
     with pytest.raises(ValueError, match="refused"):
-        native.play(bad_rows, sorted(legal), deals, fill, True, None, 5, 1.0, 0.0, [], 0.0, 1)
+        native.play(bad_rows, sorted(legal), deals, fill, True, None, 5, 1.0, 0.0, [], 1)
     with pytest.raises(ValueError, match="refused"):
-        native.play(rows, [*sorted(legal), 105], deals, fill, True, None, 5, 1.0, 0.0, [], 0.0, 1)
+        native.play(rows, [*sorted(legal), 105], deals, fill, True, None, 5, 1.0, 0.0, [], 1)
     crowded = MC.Deals(random.Random(1), list(range(1, 105)), [1] * 10, None, [0.0] * 10, 104)
     with pytest.raises(ValueError, match="refused"):
-        native.play(rows, sorted(legal), crowded, fill, True, None, 5, 1.0, 0.0, [], 0.0, 1)
+        native.play(rows, sorted(legal), crowded, fill, True, None, 5, 1.0, 0.0, [], 1)
     short = MC.Deals(random.Random(1), [1, 2, 3], [9, 9, 9], None, [0.0] * 3, 104)
     with pytest.raises(ValueError, match="refused"):
-        native.play(rows, sorted(legal), short, fill, True, None, 5, 1.0, 0.0, [], 0.0, 1)
+        native.play(rows, sorted(legal), short, fill, True, None, 5, 1.0, 0.0, [], 1)
 
 
 def test_the_c_search_keeps_its_time_on_a_virtual_clock(native: Any) -> None:
@@ -217,10 +210,10 @@ def test_the_c_search_keeps_its_time_on_a_virtual_clock(native: Any) -> None:
         deals = bot.deals(view, random.Random(1))
         rows = MC.sorted_rows(view.rows)
         _, kept, done = native.play(
-            rows, sorted(legal), deals, native.fill(104, 3), True, None, 0, 0.1, 0.02, [0.4, 0.7], 0.0, 1
+            rows, sorted(legal), deals, native.fill(104, 3), True, None, 0, 0.1, 0.02, [0.4, 0.7], 1
         )
     finally:
         native.tick = 0.0
     # readings at 1, 2, ... ms after the start: 0.02 + k ms reaches 0.1 at the 80th, read before the 81st deal
     assert done == 80
-    assert sum(kept) == 3 and set(kept) == {0, 1}
+    assert sorted(kept) == kept and len(kept) == 3

@@ -312,17 +312,3 @@ def test_when_shedding_the_cards_an_opponent_took_are_in_its_hand_in_every_deal(
         assert {20, 22, 23, 24} <= set(hands[0]) and len(hands[0]) == 12 and len(hands[1]) == 8
         assert not set(hands[1]) & {20, 22, 23, 24}
     assert bot.decide("play", view, list(view.hand)) in view.hand and bot.last_playouts == 5
-
-
-def test_the_tree_spends_its_playouts_on_first_cards_and_repeats() -> None:
-    """``--tree`` with N playouts: N playouts in all, every first card tried, the most
-    visited played; the same request the same answer."""
-    view, legal = first_view({})
-    answers = set()
-    for _ in range(2):
-        bot = MC.MonteCarloBot(playouts=300, seed=2, tree=True)
-        bot.forgiving = False
-        answers.add(bot.decide("play", view, legal))
-        assert bot.last_playouts == 300 == sum(bot.last_visits)
-        assert min(bot.last_visits) >= 1 and bot.last_visits[sorted(legal).index(min(answers))] == max(bot.last_visits)
-    assert len(answers) == 1
