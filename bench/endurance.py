@@ -16,13 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+
+from peer_strength import with_think
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = str(ROOT / ".venv" / "bin" / "arena")
@@ -31,18 +32,6 @@ TABLES = {
     "sixes": ["sixes-montecarlo", "sixes-heuristic", "sixes-random"],
 }
 """The search bot first, then the others at its table."""
-
-
-def thinking(folder: Path, think: float, scratch: Path) -> Path:
-    """A copy of ``folder`` whose run line thinks ``think`` seconds a move."""
-    copy = scratch / folder.name
-    shutil.copytree(folder, copy)
-    manifest = copy / "bot.toml"
-    text = manifest.read_text()
-    start = text.index("--think ")
-    end = text.index(" ", start + len("--think "))
-    manifest.write_text(text[:start] + f"--think {think:g}" + text[end:])
-    return copy
 
 
 def faults(db: Path, tournament: str) -> tuple[int, Counter[str]]:
@@ -93,7 +82,7 @@ def main() -> None:
     seats = len(names)
     with tempfile.TemporaryDirectory(prefix="arena-bench-endurance-") as name:
         scratch = Path(name)
-        bots = [thinking(ROOT / "sample_bots" / names[0], args.think, scratch)]
+        bots = [with_think(ROOT / "sample_bots" / names[0], args.think, scratch)]
         bots += [ROOT / "sample_bots" / other for other in names[1:]]
         db = args.db or scratch / "endurance.db"
         tournament = f"endurance-{args.game}-{args.sandbox}-{args.games}"
