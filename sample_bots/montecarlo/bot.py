@@ -169,31 +169,6 @@ def greedy_card(ends: list[int], cnts: list[int], hds: list[int], hand: list[int
 # --- playouts ----------------------------------------------------------------------------
 
 
-def turn_cards(t, first, hand, now, rplays, ghands, pick, rows, fill, rand, greedy):
-    """A playout's turn ``t``: our card and the turn's cards, or None once our hand is
-    played out. Ours is ``first`` on turn 0 (with the opponents' ``now``), else the
-    policy's (``pick`` on ``rows``) or a random one; the random opponents play
-    ``rplays[t]``, the greedy ones ``pick``'s card of their hands (changed in place)."""
-    if t == 0 and first:
-        return first, now + [first]
-    if not hand:
-        return None
-    if len(hand) == 1:
-        mine = hand.pop()
-    elif greedy:
-        mine = pick(*rows, hand, fill)
-        hand.remove(mine)
-    else:
-        mine = hand.pop(int(rand() * len(hand)))
-    turn = rplays[t] + [mine] if t < len(rplays) else [mine]
-    for other in ghands:
-        if other:
-            card = pick(*rows, other, fill) if len(other) > 1 else other[0]
-            other.remove(card)
-            turn.append(card)
-    return mine, turn
-
-
 def playout(
     ends: list[int],
     cnts: list[int],
@@ -225,9 +200,27 @@ def playout(
     """
     taken = 0
     t = 0
-    rows = (ends, cnts, hds)
-    while played := turn_cards(t, first, hand, now, rplays, ghands, greedy_card, rows, fill, rand, greedy):
-        mine, turn = played
+    late = len(rplays)
+    while True:
+        if t == 0 and first:
+            mine = first
+            turn = now + [mine]
+        else:
+            if not hand:
+                break
+            if len(hand) == 1:
+                mine = hand.pop()
+            elif greedy:
+                mine = greedy_card(ends, cnts, hds, hand, fill)
+                hand.remove(mine)
+            else:
+                mine = hand.pop(int(rand() * len(hand)))
+            turn = rplays[t] + [mine] if t < late else [mine]
+            for other in ghands:
+                if other:
+                    card = greedy_card(ends, cnts, hds, other, fill) if len(other) > 1 else other[0]
+                    other.remove(card)
+                    turn.append(card)
         turn.sort()
         for x in turn:
             i = bisect_left(ends, x)
@@ -356,9 +349,27 @@ def playout_pro(
     """``playout`` under the professional rule, on rows in table order (``table_rows``)."""
     taken = 0
     t = 0
-    rows = (firsts, lasts, cnts, hds)
-    while played := turn_cards(t, first, hand, now, rplays, ghands, greedy_pro, rows, fill, rand, greedy):
-        mine, turn = played
+    late = len(rplays)
+    while True:
+        if t == 0 and first:
+            mine = first
+            turn = now + [mine]
+        else:
+            if not hand:
+                break
+            if len(hand) == 1:
+                mine = hand.pop()
+            elif greedy:
+                mine = greedy_pro(firsts, lasts, cnts, hds, hand, fill)
+                hand.remove(mine)
+            else:
+                mine = hand.pop(int(rand() * len(hand)))
+            turn = rplays[t] + [mine] if t < late else [mine]
+            for other in ghands:
+                if other:
+                    card = greedy_pro(firsts, lasts, cnts, hds, other, fill) if len(other) > 1 else other[0]
+                    other.remove(card)
+                    turn.append(card)
         turn.sort()
         for x in turn:
             spot = pro_spot(firsts, lasts, x)
