@@ -72,6 +72,8 @@ MOVE_FRACTION = 1 / 3
 RANK_HEADS = 20
 """In a playout that ends the game, what each opponent ranked above us costs, in heads (``standing``)."""
 ENDGAME_REACH = 30
+NEVER = 1 << 30
+"""An end score no game reaches: ``objective``'s end when this round cannot end the game."""
 """Heads a seat might still take this round: within this of ``end_score``, the game may end."""
 HALVINGS = (0.4, 0.7)
 """The shares of a move's search after which the worse half of its candidates is dropped."""
@@ -257,17 +259,20 @@ def playout(
     return taken
 
 
-def standing(base: list[int], heads: list[int], taken: int, end: int) -> float:
-    """A playout's cost near the end: our heads, plus ``RANK_HEADS`` for each opponent
+def standing(base: list[int], heads: list[int], taken: int, end: int, relative: float = 0.0) -> float:
+    """A playout's cost: our heads less ``relative`` times the opponents' mean (each seat's
+    heads this playout in ``heads``, ours first), plus ``RANK_HEADS`` for each opponent
     finishing with fewer heads than ours (half for a tie) if some seat's total reaches
-    ``end`` (the game is over). Ranks are what a game is rated by; near the end, who
-    takes the heads matters as much as how many we take."""
+    ``end`` (the game is over). A game is won by having fewer heads than the others, so
+    heads given to them count as heads avoided; near the end, who takes the heads
+    matters as much as how many we take."""
+    cost = taken - relative * sum(heads[1:]) / (len(heads) - 1)
     final = [b + h for b, h in zip(base, heads, strict=True)]
     if max(final) < end:
-        return taken
+        return cost
     ours = final[0]
     above = sum(1 for f in final[1:] if f < ours) + 0.5 * sum(1 for f in final[1:] if f == ours)
-    return taken + RANK_HEADS * above
+    return cost + RANK_HEADS * above
 
 
 def place_known(ends: list[int], cnts: list[int], hds: list[int], cards: list[int]) -> None:
@@ -797,6 +802,7 @@ class Native:
             p,
             n,
             x,
+            x,
             n,
             x,
             x,
@@ -807,7 +813,7 @@ class Native:
             p,
             p,
         ]
-        lib.mc_search_row.argtypes = [p, p, p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, p, n, x, n, x, x, x, u64, p]
+        lib.mc_search_row.argtypes = [p, p, p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, p, n, x, x, n, x, x, x, u64, p]
         self.lib = lib
         self.tick = 0.0
         self.fills: dict[tuple[int, int], ctypes.Array] = {}
@@ -828,8 +834,8 @@ class Native:
 
     def search(self, deals, fill, greedy, ending, deals_wanted, budget, spent) -> tuple:
         """The arguments both entry points take, in their order: the deals, the tables,
-        the rollout, the endgame, when to stop."""
-        base, end = ending if ending else (None, 0)
+        the rollout, the objective (``ending``: see ``MonteCarloBot.objective``), when to stop."""
+        base, end, relative = ending if ending else (None, 0, 0.0)
         return (
             *self.dealer(deals),
             doubles(deals.greedy),
@@ -839,6 +845,7 @@ class Native:
             ints(base) if base else None,
             end,
             float(RANK_HEADS),
+            relative,
             deals_wanted,
             budget,
             spent,
@@ -924,6 +931,7 @@ class MonteCarloBot(Bot):
         halve: bool = True,
         ranked: bool = True,
         native: Native | None = None,
+        relative: bool = True,
     ) -> None:
         self.native = native
         """The search in C, or None: in Python (``--engine``)."""
@@ -933,7 +941,9 @@ class MonteCarloBot(Bot):
         self.halve = halve
         """Drop the worse candidates as the search goes (``search_play``)."""
         self.ranked = ranked
-        """Near the end of a game, count the ranks it ends with, not only heads (``endgame``)."""
+        """Near the end of a game, count the ranks it ends with, not only heads (``objective``)."""
+        self.relative = relative
+        """Count the opponents' heads against ours (``objective``), not ours alone."""
         self.seed = seed
         self.playouts = playouts
         self.rollout = rollout
@@ -1096,7 +1106,7 @@ class MonteCarloBot(Bot):
         turns = -(-len(view.hand) // per)
         cards = sorted(tuple(pair) for pair in legal) if per == 2 else sorted(legal)
         greedy = self.rollout == "greedy"
-        ending = self.endgame(view)
+        ending = self.objective(view)
         cuts = list(HALVINGS) if self.halve else []
         if self.native is not None and per == 1 and cards == sorted(view.hand):
             spent = time.perf_counter() - started
@@ -1120,7 +1130,7 @@ class MonteCarloBot(Bot):
         rand = rng.random
         done = 0
         active = list(range(len(cards)))
-        base, end = ending if ending else ([], 0)
+        base, end, relative = ending if ending else ([], 0, 0.0)
         owner = deals.owner
         self.clock = started
         while self.spend(deadline, done):
@@ -1148,7 +1158,7 @@ class MonteCarloBot(Bot):
                     heads,
                     owner,
                 )
-                totals[k] += standing(base, heads, taken, end) if heads else taken
+                totals[k] += standing(base, heads, taken, end, relative) if heads else taken
             done += 1
             if cuts and self.progress(started, deadline, done) >= cuts[0]:
                 cuts.pop(0)
@@ -1165,20 +1175,25 @@ class MonteCarloBot(Bot):
         best = min(active, key=lambda k: (totals[k], k))
         return list(cards[best]) if isinstance(cards[best], tuple) else cards[best]
 
-    def endgame(self, view) -> tuple[list[int], int] | None:
-        """When this round may end the game: every seat's heads so far (ours first, then
-        the others in seat order) and the total that ends it (0: this round does,
-        being the last of a fixed number). None when it cannot: then the objective is
-        our heads alone."""
-        if not self.ranked:
-            return None
+    def objective(self, view) -> tuple[list[int], int, float] | None:
+        """What a playout costs (``standing``): every seat's heads so far (ours first,
+        then the others in seat order), the total that ends the game if this round may
+        (0: this round does, being the last of a fixed number; ``NEVER`` when it cannot)
+        and the weight of the opponents' heads. None for our heads alone."""
+        relative = 1.0 if self.relative else 0.0
         order = [view.seat] + [s for s in range(view.players) if s != view.seat]
         base = [view.scores[s] + view.round_heads[s] for s in order]
-        rounds = self.settings.get("rounds", 0)
-        if rounds:
-            return (base, 0) if view.round >= rounds else None
-        end = self.settings.get("end_score", 66)
-        return (base, end) if max(base) + ENDGAME_REACH >= end else None
+        end = NEVER
+        if self.ranked:
+            rounds = self.settings.get("rounds", 0)
+            if rounds:
+                end = 0 if view.round >= rounds else NEVER
+            else:
+                end = self.settings.get("end_score", 66)
+                end = end if max(base) + ENDGAME_REACH >= end else NEVER
+        if end == NEVER and not relative:
+            return None
+        return base, end, relative
 
     def search_shed(self, view, legal, rng, deadline):
         """Shedding's card: every card in hand a candidate, each played out on the same
@@ -1227,8 +1242,8 @@ class MonteCarloBot(Bot):
         totals = [0.0] * len(starts)
         done = 0
         greedy = self.rollout == "greedy"
-        ending = self.endgame(view)
-        base, end = ending if ending else ([], 0)
+        ending = self.objective(view)
+        base, end, relative = ending if ending else ([], 0, 0.0)
         if turns and self.native is not None and per == 1:
             totals, done = self.native.row(
                 starts,
@@ -1262,13 +1277,14 @@ class MonteCarloBot(Bot):
                         heads,
                         deals.owner,
                     )
-                    totals[k] += standing(base, heads, taken, end) if heads else taken
+                    totals[k] += standing(base, heads, taken, end, relative) if heads else taken
                 done += 1
         if done:
             expected = [total / done for total in totals]
         else:  # nothing left to play: this row is the round's last word
             expected = [
-                standing(base, [cost] + [0] * (view.players - 1), cost, end) if base else cost for cost, *_ in starts
+                standing(base, [cost] + [0] * (view.players - 1), cost, end, relative) if base else cost
+                for cost, *_ in starts
             ]
         self.last_playouts = done
         self.last_totals = totals
@@ -1403,6 +1419,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--heads-only", action="store_true", help="near the end, still count only heads (not the final ranks)"
     )
+    parser.add_argument(
+        "--own-heads", action="store_true", help="count only our heads, not ours less the opponents' mean"
+    )
     parser.add_argument("--flat", action="store_true", help="search every candidate to the end (no halving)")
     parser.add_argument(
         "--engine",
@@ -1441,6 +1460,7 @@ def main(argv: list[str] | None = None) -> None:
             halve=not args.flat,
             ranked=not args.heads_only,
             native=native,
+            relative=not args.own_heads,
         )
     )
 

@@ -343,18 +343,22 @@ static int playout(Rows *r, int first, int *hand, int hsize, const int *now, int
     return taken;
 }
 
-/* bot.py's standing: our heads, plus rank_heads for each opponent ending below us. */
-static double standing(const int *base, const int *heads, int seats, int taken, int end, double rank_heads) {
-    int ours = base[0] + heads[0], top = ours;
+/* bot.py's standing: our heads less relative times the opponents' mean, plus rank_heads
+ * for each opponent ending below us if the game ends. */
+static double standing(const int *base, const int *heads, int seats, int taken, int end, double rank_heads,
+                       double relative) {
+    int ours = base[0] + heads[0], top = ours, theirs = 0;
     double above = 0.0;
     for (int k = 1; k < seats; k++) {
         int f = base[k] + heads[k];
+        theirs += heads[k];
         if (f > top) top = f;
         if (f < ours) above += 1.0;
         else if (f == ours) above += 0.5;
     }
-    if (top < end) return taken;
-    return taken + rank_heads * above;
+    double cost = taken - relative * theirs / (seats - 1);
+    if (top < end) return cost;
+    return cost + rank_heads * above;
 }
 
 /* --- the clock: real, or (tick > 0) one that moves on tick seconds a reading --- */
@@ -409,14 +413,15 @@ static void load_rows(Rows *r, const int *ends, const int *cnts, const int *hds,
  * variant's rows in table order), deal after deal, with successive
  * halving at the shares cuts[0..ncuts) of the search. The search stops after
  * max_deals deals (> 0), or else once `spent` plus its own time reaches `budget`
- * seconds. base (NULL: heads only) and end give the endgame's objective.
+ * seconds. base (NULL: our heads only), end, rank_heads and relative give the objective
+ * (bot.py's standing).
  * totals[k] gets candidate k's total; kept[k] 1 for the candidates still in at the
  * end. Returns the number of deals, or -1 for arguments out of bounds. */
 int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *firsts, const int *cards, int ncards,
                    int nopp, const int *pool, int npool, const int *sizes, const int *known,
                    const double *greedy, const int *heads_of, const double *fill, int rollout_greedy,
-                   const int *base, int end, double rank_heads, int max_deals, double budget, double spent,
-                   double tick, const double *cuts, int ncuts, uint64_t seed, double *totals, int *kept) {
+                   const int *base, int end, double rank_heads, double relative, int max_deals, double budget,
+                   double spent, double tick, const double *cuts, int ncuts, uint64_t seed, double *totals, int *kept) {
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
     if (ncards < 1 || ncards > MAX_HAND || bad_dealer(&dealer, ncards) || bad_rows(ends, cnts, hds, firsts))
         return -1;
@@ -470,7 +475,7 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
             memset(heads, 0, sizeof heads);
             int taken = playout(&r, cards[k], hand, hsize, now, nnow, &d, &g, ncards, rollout_greedy, &t, &s,
                                 base ? heads : NULL);
-            totals[k] += base ? standing(base, heads, seats, taken, end, rank_heads) : taken;
+            totals[k] += base ? standing(base, heads, seats, taken, end, rank_heads, relative) : taken;
         }
         done++;
         if (cut < ncuts) {
@@ -508,8 +513,8 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
                   const int *costs,
                   int nstarts, const int *hand, int hsize, int nopp, const int *pool, int npool, const int *sizes,
                   const int *known, const double *greedy, const int *heads_of, const double *fill,
-                  int rollout_greedy, const int *base, int end, double rank_heads, int max_deals, double budget,
-                  double spent, double tick, uint64_t seed, double *totals) {
+                  int rollout_greedy, const int *base, int end, double rank_heads, double relative,
+                  int max_deals, double budget, double spent, double tick, uint64_t seed, double *totals) {
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
     if (nstarts < 1 || nstarts > ROWS || hsize < 1 || hsize > MAX_HAND || bad_dealer(&dealer, hsize)) return -1;
     for (int k = 0; k < nstarts; k++)
@@ -546,7 +551,7 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
             heads[0] = costs[k];
             int taken = costs[k] + playout(&r, 0, mine, hsize, NULL, 0, &d, &g, hsize, rollout_greedy, &t, &s,
                                            base ? heads : NULL);
-            totals[k] += base ? standing(base, heads, nopp + 1, taken, end, rank_heads) : taken;
+            totals[k] += base ? standing(base, heads, nopp + 1, taken, end, rank_heads, relative) : taken;
         }
         done++;
     }

@@ -105,30 +105,44 @@ def test_halving_keeps_the_close_candidates_and_gives_them_the_deals() -> None:
 
 
 def test_near_the_end_a_playout_counts_the_ranks_the_game_ends_with() -> None:
-    """``endgame``: once a seat is within ``ENDGAME_REACH`` heads of ``end_score`` (or
-    in the last of a fixed number of rounds), every seat's heads so far, ours first;
-    ``standing``: a playout that ends the game costs ``RANK_HEADS`` more for each
-    opponent finishing with fewer heads (half for a tie), one that does not only our heads."""
-    bot = MC.MonteCarloBot()
+    """``objective``: once a seat is within ``ENDGAME_REACH`` heads of ``end_score`` (or
+    in the last of a fixed number of rounds), every seat's heads so far, ours first, and
+    the score that ends the game; ``standing``: a playout that ends the game costs
+    ``RANK_HEADS`` more for each opponent finishing with fewer heads (half for a tie),
+    one that does not only our heads (with ``--own-heads``)."""
+    bot = MC.MonteCarloBot(relative=False)
     bot.new_game(NewGame(0, 2, 4, {}))
 
     def view(scores: tuple[int, ...], round_heads: tuple[int, ...] = (0, 0, 0, 0), round: int = 3) -> View:
         return View(2, 4, round, 1, (1, 2), ((50,), (60,), (70,), (80,)), scores, round_heads, ())
 
-    assert bot.endgame(view((10, 10, 10, 10))) is None
-    assert bot.endgame(view((10, 36, 20, 5), (0, 0, 6, 0))) == ([26, 10, 36, 5], 66)  # 36 + 30 >= 66
+    assert bot.objective(view((10, 10, 10, 10))) is None
+    assert bot.objective(view((10, 36, 20, 5), (0, 0, 6, 0))) == ([26, 10, 36, 5], 66, 0.0)  # 36 + 30 >= 66
     base = [60, 50, 62, 40]
     assert MC.standing(base, [6, 0, 0, 0], 6, 66) == 6 + 3 * MC.RANK_HEADS  # 66 ends it: all three ahead
     assert MC.standing(base, [0, 0, 4, 0], 0, 66) == 2 * MC.RANK_HEADS  # 66 ends it for all
     assert MC.standing(base, [0, 10, 4, 0], 0, 66) == 1.5 * MC.RANK_HEADS  # 66 ends it; 60 ties ours: half
     assert MC.standing(base, [2, 0, 0, 0], 2, 66) == 2, "nobody at 66: only our heads count"
     bot.new_game(NewGame(0, 2, 4, {"rounds": 3}))
-    assert bot.endgame(view((0, 0, 0, 0), round=3)) == ([0, 0, 0, 0], 0)
-    assert bot.endgame(view((0, 0, 0, 0), round=2)) is None
+    assert bot.objective(view((0, 0, 0, 0), round=3)) == ([0, 0, 0, 0], 0, 0.0)
+    assert bot.objective(view((0, 0, 0, 0), round=2)) is None
     assert MC.standing([0, 0, 0, 0], [1, 0, 0, 0], 1, 0) == 1 + 3 * MC.RANK_HEADS, "the last round ends it"
-    heads_only = MC.MonteCarloBot(ranked=False)
+    heads_only = MC.MonteCarloBot(ranked=False, relative=False)
     heads_only.new_game(NewGame(0, 2, 4, {}))
-    assert heads_only.endgame(view((60, 60, 60, 60))) is None
+    assert heads_only.objective(view((60, 60, 60, 60))) is None
+
+
+def test_by_default_the_opponents_heads_count_against_ours() -> None:
+    """The default objective: our heads less the opponents' mean, in every round (the
+    game's end still adds the ranks), so a row left for an opponent to take counts as
+    heads we avoided."""
+    bot = MC.MonteCarloBot()
+    bot.new_game(NewGame(0, 2, 4, {}))
+    early = View(2, 4, 1, 1, (1, 2), ((50,), (60,), (70,), (80,)), (10, 10, 10, 10), (0, 0, 0, 0), ())
+    assert bot.objective(early) == ([10, 10, 10, 10], MC.NEVER, 1.0)
+    assert MC.standing([10, 10, 10, 10], [3, 6, 0, 3], 3, MC.NEVER, 1.0) == 3 - 3
+    assert MC.standing([10, 10, 10, 10], [3, 0, 0, 0], 3, MC.NEVER, 1.0) == 3
+    assert MC.standing([60, 50, 62, 40], [6, 3, 0, 0], 6, 66, 1.0) == 6 - 1 + 3 * MC.RANK_HEADS
 
 
 def test_the_last_turn_row_choice_takes_the_cheapest_row() -> None:
