@@ -918,14 +918,14 @@ def load_native() -> Native | None:
 
 class MonteCarloBot(Bot):
     name = "montecarlo"
-    version = "1.3.0"
+    version = "1.4.0"
 
     def __init__(
         self,
         think: float = 0.1,
         seed: int = 1,
         playouts: int = 0,
-        rollout: str = "greedy",
+        rollout: str = "random",
         opponents: str = "infer",
         spread: bool = True,
         halve: bool = True,
@@ -1404,7 +1404,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--think", type=float, default=0.1, help="seconds to think per move (default 0.1)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the search (default 1)")
     parser.add_argument("--playouts", type=int, default=0, help="deals per move instead of a time limit")
-    parser.add_argument("--rollout", choices=("greedy", "random"), default="greedy", help="our policy in playouts")
+    parser.add_argument(
+        "--rollout", choices=("greedy", "random"), default="random", help="our policy in playouts (default random)"
+    )
     parser.add_argument(
         "--opponents",
         choices=("infer", "random", "greedy"),
