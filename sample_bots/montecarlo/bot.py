@@ -1,16 +1,20 @@
 """The Monte Carlo reference bot: deal the unseen cards, play the round out, keep the best.
 
     python3 bot.py [--think 0.1] [--seed 1] [--playouts N] [--opponents infer|random|greedy]
-                   [--rollout greedy|random] [--even] [--flat] [--heads-only]
+                   [--rollout auto|random|greedy] [--objective auto|own|relative] [--even] [--flat]
+                   [--heads-only]
     python3 bot.py --bench 20      # playouts per second, then exit
 
 For a ``"play"`` request every card in hand is a candidate. The search repeats, until
 its time is up (or ``--playouts N`` times): deal the cards this seat has not seen to
 the opponents (each gets as many as it holds), then for every candidate play this turn
-with that card and the rest of the round with a cheap greedy policy for ourselves,
-counting the heads we take. Every candidate sees the same deals and the same opponent
-plays (common random numbers), so their difference is measured far more precisely than
-their means. The card with the fewest heads on average is played. A ``"row"`` request
+with that card and the rest of the round with a cheap greedy policy for ourselves (heads-up:
+our later cards in a random order; ``--rollout``), counting the heads every seat takes. A
+playout costs our heads (heads-up: ours less the opponent's, the game being zero-sum
+there; ``--objective``). Every
+candidate sees the same deals and the same opponent plays (common random numbers), so
+their difference is measured far more precisely than their means. The card with the
+least cost on average is played. A ``"row"`` request
 is searched the same way: take each row, place the rest of this turn's cards (they are
 known), play the round out.
 
@@ -37,8 +41,8 @@ The card search halves its field as it goes: after 40% and 70% of its time the w
 half of the candidates still in is dropped (at least two stay), so the close ones get
 the deals the hopeless ones would have taken (``--flat``: every candidate to the end).
 
-Near a game's end (``endgame``) a card's or a row's playouts count the ranks the game
-would end with, not only our heads (``--heads-only``: heads alone).
+Near a game's end (``objective``) a card's or a row's playouts count the ranks the game
+would end with too (``--heads-only``: not).
 
 Time: ``--think`` seconds a move on average (default 0.1), spread over a round by how
 much each turn has to choose: 1.8 times ``--think`` on the first of 10 turns, less on
@@ -925,13 +929,13 @@ class MonteCarloBot(Bot):
         think: float = 0.1,
         seed: int = 1,
         playouts: int = 0,
-        rollout: str = "random",
+        rollout: str = "auto",
         opponents: str = "infer",
         spread: bool = True,
         halve: bool = True,
         ranked: bool = True,
         native: Native | None = None,
-        relative: bool = True,
+        objective: str = "auto",
     ) -> None:
         self.native = native
         """The search in C, or None: in Python (``--engine``)."""
@@ -942,12 +946,14 @@ class MonteCarloBot(Bot):
         """Drop the worse candidates as the search goes (``search_play``)."""
         self.ranked = ranked
         """Near the end of a game, count the ranks it ends with, not only heads (``objective``)."""
-        self.relative = relative
-        """Count the opponents' heads against ours (``objective``), not ours alone."""
+        self.objective_name = objective
+        """``"own"``: a playout costs our heads; ``"relative"``: ours less the opponents'
+        mean; ``"auto"``: relative heads-up, our own at larger tables."""
         self.seed = seed
         self.playouts = playouts
         self.rollout = rollout
-        """Our own policy in playouts: ``"greedy"`` or ``"random"``."""
+        """Our own policy in playouts: ``"greedy"``, ``"random"`` or ``"auto"`` (random
+        heads-up, greedy at larger tables: ``greedy_rollout``)."""
         self.opponents = opponents
         """How playouts model the opponents: ``"infer"`` (from their play), ``"random"``
         or ``"greedy"``."""
@@ -1105,7 +1111,7 @@ class MonteCarloBot(Bot):
             pick, play_out = greedy_pair, playout_pairs
         turns = -(-len(view.hand) // per)
         cards = sorted(tuple(pair) for pair in legal) if per == 2 else sorted(legal)
-        greedy = self.rollout == "greedy"
+        greedy = self.greedy_rollout(view)
         ending = self.objective(view)
         cuts = list(HALVINGS) if self.halve else []
         if self.native is not None and per == 1 and cards == sorted(view.hand):
@@ -1175,12 +1181,18 @@ class MonteCarloBot(Bot):
         best = min(active, key=lambda k: (totals[k], k))
         return list(cards[best]) if isinstance(cards[best], tuple) else cards[best]
 
+    def greedy_rollout(self, view) -> bool:
+        """Whether we play the greedy policy in playouts (else a random order). Heads-up a
+        plain random-rollout search beat the greedy rollouts (docs/performance.md); at
+        larger tables the two were level and the greedy ones stay."""
+        return self.rollout == "greedy" or (self.rollout == "auto" and view.players > 2)
+
     def objective(self, view) -> tuple[list[int], int, float] | None:
         """What a playout costs (``standing``): every seat's heads so far (ours first,
         then the others in seat order), the total that ends the game if this round may
         (0: this round does, being the last of a fixed number; ``NEVER`` when it cannot)
         and the weight of the opponents' heads. None for our heads alone."""
-        relative = 1.0 if self.relative else 0.0
+        relative = self.objective_name == "relative" or (self.objective_name == "auto" and view.players == 2)
         order = [view.seat] + [s for s in range(view.players) if s != view.seat]
         base = [view.scores[s] + view.round_heads[s] for s in order]
         end = NEVER
@@ -1193,7 +1205,7 @@ class MonteCarloBot(Bot):
                 end = end if max(base) + ENDGAME_REACH >= end else NEVER
         if end == NEVER and not relative:
             return None
-        return base, end, relative
+        return base, end, float(relative)
 
     def search_shed(self, view, legal, rng, deadline):
         """Shedding's card: every card in hand a candidate, each played out on the same
@@ -1204,7 +1216,7 @@ class MonteCarloBot(Bot):
         cards = sorted(legal)
         hand = sorted(view.hand)
         totals = [0.0] * len(cards)
-        ours = self.rollout == "greedy"
+        ours = self.greedy_rollout(view)
         rand = rng.random
         done = 0
         while self.spend(deadline, done):
@@ -1241,7 +1253,7 @@ class MonteCarloBot(Bot):
             starts.append((cost, *start))
         totals = [0.0] * len(starts)
         done = 0
-        greedy = self.rollout == "greedy"
+        greedy = self.greedy_rollout(view)
         ending = self.objective(view)
         base, end, relative = ending if ending else ([], 0, 0.0)
         if turns and self.native is not None and per == 1:
@@ -1405,7 +1417,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help="seed of the search (default 1)")
     parser.add_argument("--playouts", type=int, default=0, help="deals per move instead of a time limit")
     parser.add_argument(
-        "--rollout", choices=("greedy", "random"), default="random", help="our policy in playouts (default random)"
+        "--rollout",
+        choices=("auto", "greedy", "random"),
+        default="auto",
+        help="our policy in playouts (default auto: random heads-up, greedy at larger tables)",
     )
     parser.add_argument(
         "--opponents",
@@ -1422,7 +1437,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--heads-only", action="store_true", help="near the end, still count only heads (not the final ranks)"
     )
     parser.add_argument(
-        "--own-heads", action="store_true", help="count only our heads, not ours less the opponents' mean"
+        "--objective",
+        choices=("auto", "own", "relative"),
+        default="auto",
+        help="a playout's cost: our heads, or ours less the opponents' mean (default auto: relative heads-up)",
     )
     parser.add_argument("--flat", action="store_true", help="search every candidate to the end (no halving)")
     parser.add_argument(
@@ -1462,7 +1480,7 @@ def main(argv: list[str] | None = None) -> None:
             halve=not args.flat,
             ranked=not args.heads_only,
             native=native,
-            relative=not args.own_heads,
+            objective=args.objective,
         )
     )
 

@@ -110,7 +110,7 @@ def test_near_the_end_a_playout_counts_the_ranks_the_game_ends_with() -> None:
     the score that ends the game; ``standing``: a playout that ends the game costs
     ``RANK_HEADS`` more for each opponent finishing with fewer heads (half for a tie),
     one that does not only our heads (with ``--own-heads``)."""
-    bot = MC.MonteCarloBot(relative=False)
+    bot = MC.MonteCarloBot(objective="own")
     bot.new_game(NewGame(0, 2, 4, {}))
 
     def view(scores: tuple[int, ...], round_heads: tuple[int, ...] = (0, 0, 0, 0), round: int = 3) -> View:
@@ -127,19 +127,29 @@ def test_near_the_end_a_playout_counts_the_ranks_the_game_ends_with() -> None:
     assert bot.objective(view((0, 0, 0, 0), round=3)) == ([0, 0, 0, 0], 0, 0.0)
     assert bot.objective(view((0, 0, 0, 0), round=2)) is None
     assert MC.standing([0, 0, 0, 0], [1, 0, 0, 0], 1, 0) == 1 + 3 * MC.RANK_HEADS, "the last round ends it"
-    heads_only = MC.MonteCarloBot(ranked=False, relative=False)
+    heads_only = MC.MonteCarloBot(ranked=False, objective="own")
     heads_only.new_game(NewGame(0, 2, 4, {}))
     assert heads_only.objective(view((60, 60, 60, 60))) is None
 
 
-def test_by_default_the_opponents_heads_count_against_ours() -> None:
-    """The default objective: our heads less the opponents' mean, in every round (the
-    game's end still adds the ranks), so a row left for an opponent to take counts as
-    heads we avoided."""
+def test_heads_up_the_opponents_heads_count_against_ours() -> None:
+    """The default objective heads-up: our heads less the opponent's, in every round
+    (the game's end still adds the ranks), so a row left for the opponent counts as
+    heads we avoided; at larger tables our heads alone until the end is near. The
+    rollouts: random heads-up, greedy at larger tables."""
     bot = MC.MonteCarloBot()
+    bot.new_game(NewGame(0, 1, 2, {}))
+    duel = View(1, 2, 1, 1, (1, 2), ((50,), (60,), (70,), (80,)), (10, 20), (0, 3), ())
+    assert bot.objective(duel) == ([23, 10], MC.NEVER, 1.0)
+    assert not bot.greedy_rollout(duel)
+    table = View(2, 4, 1, 1, (1, 2), ((50,), (60,), (70,), (80,)), (10, 10, 10, 10), (0, 0, 0, 0), ())
     bot.new_game(NewGame(0, 2, 4, {}))
-    early = View(2, 4, 1, 1, (1, 2), ((50,), (60,), (70,), (80,)), (10, 10, 10, 10), (0, 0, 0, 0), ())
-    assert bot.objective(early) == ([10, 10, 10, 10], MC.NEVER, 1.0)
+    assert bot.objective(table) is None
+    assert bot.greedy_rollout(table)
+    forced = MC.MonteCarloBot(objective="relative", rollout="random")
+    forced.new_game(NewGame(0, 2, 4, {}))
+    assert forced.objective(table) == ([10, 10, 10, 10], MC.NEVER, 1.0)
+    assert not forced.greedy_rollout(table)
     assert MC.standing([10, 10, 10, 10], [3, 6, 0, 3], 3, MC.NEVER, 1.0) == 3 - 3
     assert MC.standing([10, 10, 10, 10], [3, 0, 0, 0], 3, MC.NEVER, 1.0) == 3
     assert MC.standing([60, 50, 62, 40], [6, 3, 0, 0], 6, 66, 1.0) == 6 - 1 + 3 * MC.RANK_HEADS
