@@ -1463,26 +1463,29 @@ def engine(name: str) -> Native | None:
     return native
 
 
+def bot_of(args: argparse.Namespace, native: Native | None) -> MonteCarloBot:
+    """The bot the command line ``args`` (``parse_args``) describes, searching with ``native``."""
+    return MonteCarloBot(
+        args.think,
+        args.seed,
+        args.playouts,
+        args.rollout,
+        args.opponents,
+        spread=not args.even,
+        halve=not args.flat,
+        ranked=not args.heads_only,
+        native=native,
+        objective=args.objective,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     native = engine(args.engine)
     if args.bench:
         bench(args.bench, args.think, native)
         return
-    run(
-        MonteCarloBot(
-            args.think,
-            args.seed,
-            args.playouts,
-            args.rollout,
-            args.opponents,
-            spread=not args.even,
-            halve=not args.flat,
-            ranked=not args.heads_only,
-            native=native,
-            objective=args.objective,
-        )
-    )
+    run(bot_of(args, native))
 
 
 if __name__ == "__main__":
