@@ -8,15 +8,14 @@
 For a ``"play"`` request every card in hand is a candidate. The search repeats, until
 its time is up (or ``--playouts N`` times): deal the cards this seat has not seen to
 the opponents (each gets as many as it holds), then for every candidate play this turn
-with that card and the rest of the round with a cheap greedy policy for ourselves (heads-up:
-our later cards in a random order; ``--rollout``), counting the heads every seat takes. A
-playout costs our heads (heads-up: ours less the opponent's, the game being zero-sum
-there; ``--objective``). Every
-candidate sees the same deals and the same opponent plays (common random numbers), so
-their difference is measured far more precisely than their means. The card with the
-least cost on average is played. A ``"row"`` request
-is searched the same way: take each row, place the rest of this turn's cards (they are
-known), play the round out.
+with that card and the rest of the round with a cheap greedy policy for ourselves
+(heads-up: our later cards in a random order; ``--rollout``), counting the heads every
+seat takes. A playout costs our heads (heads-up: ours less the opponent's, the game
+being zero-sum there; ``--objective``). Every candidate sees the same deals and the
+same opponent plays (common random numbers), so their difference is measured far more
+precisely than their means. The card with the least cost on average is played. A
+``"row"`` request is searched the same way: take each row, place the rest of this
+turn's cards (they are known), play the round out.
 
 Opponents in the playouts are either random players (each plays its dealt cards in a
 random order and takes a random row) or greedy ones (the same one-turn greedy policy as
@@ -76,9 +75,9 @@ MOVE_FRACTION = 1 / 3
 RANK_HEADS = 20
 """In a playout that ends the game, what each opponent ranked above us costs, in heads (``standing``)."""
 ENDGAME_REACH = 30
+"""Heads a seat might still take this round: within this of ``end_score``, the game may end."""
 NEVER = 1 << 30
 """An end score no game reaches: ``objective``'s end when this round cannot end the game."""
-"""Heads a seat might still take this round: within this of ``end_score``, the game may end."""
 HALVINGS = (0.4, 0.7)
 """The shares of a move's search after which the worse half of its candidates is dropped."""
 LOW_PENALTY = 0.5
