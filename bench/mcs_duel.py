@@ -23,14 +23,13 @@ less the plain search's, per game, with a 95% interval.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import random
 import shlex
 import subprocess
 import time
 from pathlib import Path
-from types import ModuleType
 
+from rating_play import sample_module
 from strength import mean_interval
 
 from arena.env.seats import InProcess
@@ -41,14 +40,6 @@ from protocol.nimmt_search import Seen, Table, cheapest_row
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"
-
-
-def sample(folder: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"sample_{folder}", SAMPLES / folder / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class PlainSearch(Bot):
@@ -124,7 +115,7 @@ def main() -> None:
     args = parser.parse_args()
 
     subprocess.run(["make", "-s", "-C", str(SAMPLES / "montecarlo")], check=True)
-    mc, heuristic, random_bot = sample("montecarlo"), sample("heuristic"), sample("random")
+    mc, heuristic, random_bot = (sample_module(name) for name in ("montecarlo", "heuristic", "random"))
     native = mc.load_native()
     assert native is not None, "sample_bots/montecarlo: libsearch.so did not build"
     options = mc.parse_args(["--playouts", str(args.playouts), *shlex.split(args.bot_args)])

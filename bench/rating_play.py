@@ -28,6 +28,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -72,13 +73,19 @@ def _greedy_card(state: Any, legal: list[int]) -> int:
     return best_card
 
 
-def _sample_bot(folder: str) -> Any:
-    """The ``Bot`` object of a sample bot's ``bot.py``, loaded in this process."""
+def sample_module(folder: str) -> ModuleType:
+    """A sample bot's ``bot.py``, imported in this process."""
     path = Path(__file__).resolve().parent.parent / "sample_bots" / folder / "bot.py"
     spec = importlib.util.spec_from_file_location(f"sample_{folder}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def _sample_bot(folder: str) -> Any:
+    """The ``Bot`` object of a sample bot's ``bot.py``, loaded in this process."""
+    module = sample_module(folder)
     own = [value for value in vars(module).values() if isinstance(value, type) and value.__module__ == module.__name__]
     return next(value() for value in own if hasattr(value, "decide"))
 
