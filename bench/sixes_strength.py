@@ -1,6 +1,6 @@
 """Sixes strength: how much one bot beats another, with real bot processes through the referee.
 
-    .venv/bin/python bench/sixes_strength.py [--games 200] [--players 4]
+    .venv/bin/python bench/sixes_strength.py [--games 200] [--players 4] [--duplicate]
 
 Plays one match of full games of Sixes (default settings: 10 chips each, until a round
 leaves someone without chips, at most 100 rounds) with the bot in one seat and copies
@@ -10,6 +10,11 @@ Wilson interval, its mean rank, the mean final chips of the bot and of the oppon
 with a 95% interval for their difference (normal approximation over games), the rounds
 per game, the faults (seats whose status is not "ok") and wall time. The statistics
 are those of bench/strength.py (6 nimmt!), imported from it.
+
+With ``--duplicate`` every deal is played once with the bot in each seat (game g: the
+seed + g // players, the games rounded up to whole deals), so the luck of the cards
+falls on the bot and the opponents alike; the intervals are then taken over deals (the
+mean of each deal's rotations), as its games are not independent of one another.
 
 The games are played as consecutive matches of at most --per-match games, each with
 fresh bot processes, so one crashed bot costs one match, not the whole measurement.
@@ -56,10 +61,15 @@ def match_specs(args: argparse.Namespace) -> list[MatchSpec]:
     """The matches that together play games 0 to ``args.games - 1``, in order."""
     players = args.players
     bots = [load_bot(args.bot)] + [load_bot(args.opponent)] * (players - 1)
-    game_specs = [GameSpec(args.seed + g, seating(g, players)) for g in range(args.games)]
+    game_specs = [GameSpec(args.seed + deal_of(g, args), seating(g, players)) for g in range(args.games)]
     limits = TimeLimits(move_ms=args.move_time)
     chunks = range(0, args.games, args.per_match)
     return [MatchSpec("sixes", {}, bots, game_specs[i : i + args.per_match], limits) for i in chunks]
+
+
+def deal_of(game_no: int, args: argparse.Namespace) -> int:
+    """The deal game ``game_no`` plays: its own, or with ``--duplicate`` one per seat rotation."""
+    return game_no // args.players if args.duplicate else game_no
 
 
 def game_stats(result: GameResult) -> GameStats:
@@ -79,21 +89,31 @@ def game_stats(result: GameResult) -> GameStats:
     )
 
 
-def report(stats: list[GameStats], bot: str, opponent: str, players: int, seconds: float) -> str:
+def report(
+    stats: list[GameStats], bot: str, opponent: str, players: int, seconds: float, duplicate: bool = False
+) -> str:
     n = len(stats)
     wins = sum(s.rank == 1 for s in stats)
     shared = sum(s.shared_first for s in stats)
-    low, high = wilson(wins, n)
     bot_chips = statistics.fmean(s.bot_chips for s in stats)
     opp_chips = statistics.fmean(s.opponent_chips for s in stats)
-    diff_mean, diff_low, diff_high = mean_interval([s.bot_chips - s.opponent_chips for s in stats])
+    deals = [stats[i : i + players] for i in range(0, n, players)] if duplicate else [[s] for s in stats]
+    diff_mean, diff_low, diff_high = mean_interval(
+        [statistics.fmean(s.bot_chips - s.opponent_chips for s in deal) for deal in deals]
+    )
+    if duplicate:
+        _, low, high = mean_interval([statistics.fmean(s.rank == 1 for s in deal) for deal in deals])
+        low, high = max(0.0, low), min(1.0, high)
+    else:
+        low, high = wilson(wins, n)
     rounds = [s.rounds for s in stats]
     faults_bot = sum(s.faults_bot for s in stats)
     faults_opp = sum(s.faults_opponents for s in stats)
     first_faults = Counter(fault for s in stats for fault in s.first_faults).most_common(5)
     return "\n".join(
         [
-            f"strength: {bot} vs {players - 1} x {opponent}, {n} full {players}-player games of Sixes",
+            f"strength: {bot} vs {players - 1} x {opponent}, {n} full {players}-player games of Sixes"
+            + (f" ({len(deals)} deals, each in every seat rotation)" if duplicate else ""),
             f"  win rate (rank 1)   {wins / n:.1%}  [95% CI {low:.1%} to {high:.1%}]"
             f"  ({wins} wins, {shared} of them shared; an equal bot: about {1 / players:.0%})",
             f"  mean rank           {statistics.fmean(s.rank for s in stats):.2f} of {players}",
@@ -117,7 +137,7 @@ async def main(args: argparse.Namespace) -> None:
     seconds = time.perf_counter() - start
     stats = [game_stats(game) for result in results for game in result.games]
     bots = specs[0].bots
-    print(report(stats, bots[BOT].name, bots[1].name, args.players, seconds))
+    print(report(stats, bots[BOT].name, bots[1].name, args.players, seconds, args.duplicate))
 
 
 def parse_args() -> argparse.Namespace:
@@ -129,6 +149,9 @@ def parse_args() -> argparse.Namespace:
         "--opponent", type=Path, default=ROOT / "sample_bots" / "sixes-random", help="the bot in the other seats"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of game 0; game g uses seed + g (default 0)")
+    parser.add_argument(
+        "--duplicate", action="store_true", help="every deal once with the bot in each seat; intervals over deals"
+    )
     parser.add_argument("--per-match", type=int, default=25, help="games per match, fresh bots each (default 25)")
     parser.add_argument("--move-time", type=int, default=1000, help="time limit per move in ms (default 1000)")
     args = parser.parse_args()
@@ -138,6 +161,8 @@ def parse_args() -> argparse.Namespace:
         parser.error(f"--per-match must be at least 1, not {args.per_match}")
     if not 2 <= args.players <= 8:
         parser.error(f"--players must be 2 to 8, not {args.players}")
+    if args.duplicate:
+        args.games = -(-args.games // args.players) * args.players
     return args
 
 
