@@ -20,6 +20,10 @@ is ``6 x --think`` (at least 1 s), so that the measured bot's longest move (1.8 
 ``--think``, the first turn of a round) stays within the third of it it allows itself.
 Prints the tournament's board with the likelihood of superiority, then each bot's
 mean time per move from the stored replays: what "equal time" came to.
+
+A long run (1 s a move) can be stopped and taken up again: the same command with
+``--resume`` (and the same ``--db``) plays only the games not stored yet, with the bots
+stored when it started.
 """
 
 from __future__ import annotations
@@ -180,22 +184,31 @@ def main() -> None:
     parser.add_argument("--esbuild", default="npx --yes esbuild", help="the esbuild command")
     parser.add_argument("--sandbox", default="local")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--resume", action="store_true", help="go on with the run of these settings in --db")
     args = parser.parse_args()
     if not (args.peer / "src/engine/strategies/mcs.ts").is_file():
         sys.exit(f"--peer {args.peer}: no src/engine/strategies/mcs.ts (a checkout of ThingsAI-io/6-nimmt-agent)")
+    tournament = f"peer-{args.players}p-{args.think:g}s-seed{args.seed}"
+    move_time = max(1.0, 6 * args.think)
     with tempfile.TemporaryDirectory(prefix="arena-bench-peer-") as name:
         scratch = Path(name)
-        bots = [with_think(args.bot, args.think, scratch), build_peer(args.peer, args.esbuild, args.think, scratch)]
-        bots += [ROOT / "sample_bots" / filler for filler in FILLERS[: args.players - 2]]
         db = args.db or scratch / "peer.db"
-        tournament = f"peer-{args.players}p-{args.think:g}s-seed{args.seed}"
-        move_time = max(1.0, 6 * args.think)
-        subprocess.run(
-            [ARENA, "tournament", "run", *map(str, bots), "--deals", str(args.deals), "--db", str(db),
-             "--name", tournament, "--seed", str(args.seed), "--sandbox", args.sandbox,
-             "--move-time", f"{move_time:g}", "--concurrency", str(args.concurrency)],
-            check=True,
+        if args.resume:
+            if args.db is None or not args.db.is_file():
+                sys.exit(f"--resume: --db {args.db}: no such database (the one the run was started with)")
+            play = ["--resume"]
+        else:
+            bots = [with_think(args.bot, args.think, scratch), build_peer(args.peer, args.esbuild, args.think, scratch)]
+            bots += [ROOT / "sample_bots" / filler for filler in FILLERS[: args.players - 2]]
+            play = [*map(str, bots), "--deals", str(args.deals), "--seed", str(args.seed),
+                    "--move-time", f"{move_time:g}"]  # fmt: skip
+        ran = subprocess.run(
+            [ARENA, "tournament", "run", *play, "--db", str(db), "--name", tournament, "--sandbox", args.sandbox,
+             "--concurrency", str(args.concurrency)],
         )  # fmt: skip
+        if ran.returncode:
+            again = " (the same command with --resume goes on)" if args.db else ""
+            sys.exit(f"peer_strength: the tournament stopped (exit {ran.returncode}){again}")
         subprocess.run([ARENA, "leaderboard", "--db", str(db), "--tournament", tournament, "--los"], check=True)
         print(f"\nmean time per move (limit {move_time:g} s, {args.think:g} s to think):")
         for ref, ms, moves in mean_times(db, tournament):
