@@ -50,6 +50,8 @@ class GameStats:
     bot_chips: int
     opponent_chips: float
     """Mean over the opponents' seats."""
+    opponent_wins: float
+    """The share of the opponents' seats ranked first."""
     rounds: int
     faults_bot: int
     faults_opponents: int
@@ -82,6 +84,7 @@ def game_stats(result: GameResult) -> GameStats:
         shared_first=rank == 1 and result.ranks.count(1) > 1,
         bot_chips=result.scores[bot_seat],
         opponent_chips=statistics.fmean(result.scores[seat] for seat in others),
+        opponent_wins=statistics.fmean(result.ranks[seat] == 1 for seat in others),
         rounds=result.rounds,
         faults_bot=int(not_ok[bot_seat]),
         faults_opponents=sum(not_ok[seat] for seat in others),
@@ -101,6 +104,9 @@ def report(
     diff_mean, diff_low, diff_high = mean_interval(
         [statistics.fmean(s.bot_chips - s.opponent_chips for s in deal) for deal in deals]
     )
+    edge, edge_low, edge_high = mean_interval(
+        [statistics.fmean((s.rank == 1) - s.opponent_wins for s in deal) for deal in deals]
+    )
     if duplicate:
         _, low, high = mean_interval([statistics.fmean(s.rank == 1 for s in deal) for deal in deals])
         low, high = max(0.0, low), min(1.0, high)
@@ -116,6 +122,8 @@ def report(
             + (f" ({len(deals)} deals, each in every seat rotation)" if duplicate else ""),
             f"  win rate (rank 1)   {wins / n:.1%}  [95% CI {low:.1%} to {high:.1%}]"
             f"  ({wins} wins, {shared} of them shared; an equal bot: about {1 / players:.0%})",
+            f"  less an opponent's  {edge:+.1%}  [95% CI {edge_low:+.1%} to {edge_high:+.1%}]"
+            f"  (its win rate less the mean {opponent} seat's, shared firsts counted for each)",
             f"  mean rank           {statistics.fmean(s.rank for s in stats):.2f} of {players}",
             f"  final chips         {bot} {bot_chips:.1f}, {opponent} {opp_chips:.1f}",
             f"  difference          {diff_mean:+.1f}  [95% CI {diff_low:+.1f} to {diff_high:+.1f}]"
