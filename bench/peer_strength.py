@@ -4,7 +4,7 @@ tournament and ratings.
 
     .venv/bin/python bench/peer_strength.py --peer PATH [--players 4] [--think 0.1]
         [--deals 100] [--seed 11] [--bot sample_bots/montecarlo] [--db FILE]
-        [--esbuild CMD] [--sandbox local]
+        [--esbuild CMD] [--sandbox local] [--resume]
 
 ``--peer`` is a checkout of the peer (its code is not ours and is never copied here):
 the adapter below, ours, imports its MCS strategy (``createMcsStrategy``) and esbuild
@@ -21,9 +21,9 @@ is ``6 x --think`` (at least 1 s), so that the measured bot's longest move (1.8 
 Prints the tournament's board with the likelihood of superiority, then each bot's
 mean time per move from the stored replays: what "equal time" came to.
 
-A long run (1 s a move) can be stopped and taken up again: the same command with
-``--resume`` (and the same ``--db``) plays only the games not stored yet, with the bots
-stored when it started.
+A long run (1 s a move) can be stopped and taken up again: the same settings with
+``--resume`` and the same ``--db`` (``--peer`` not needed) play only the games not
+stored yet, with the bots stored when it started.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def mean_times(db: Path, name: str) -> list[tuple[str, float, int]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--peer", type=Path, required=True, help="a checkout of ThingsAI-io/6-nimmt-agent")
+    parser.add_argument("--peer", type=Path, help="a checkout of ThingsAI-io/6-nimmt-agent (not needed to --resume)")
     parser.add_argument("--players", type=int, default=4, choices=range(2, 2 + len(FILLERS) + 1), metavar="2..6")
     parser.add_argument("--think", type=float, default=0.1, help="seconds a move, for both (default 0.1)")
     parser.add_argument("--deals", type=int, default=100, help="deals, each played in every rotation")
@@ -186,7 +186,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--resume", action="store_true", help="go on with the run of these settings in --db")
     args = parser.parse_args()
-    if not (args.peer / "src/engine/strategies/mcs.ts").is_file():
+    if args.resume:
+        if args.db is None or not args.db.is_file():
+            sys.exit(f"--resume: give the --db the run was started with ({args.db or 'none given'}: no such file)")
+    elif args.peer is None:
+        sys.exit("--peer: give a checkout of ThingsAI-io/6-nimmt-agent")
+    elif not (args.peer / "src/engine/strategies/mcs.ts").is_file():
         sys.exit(f"--peer {args.peer}: no src/engine/strategies/mcs.ts (a checkout of ThingsAI-io/6-nimmt-agent)")
     tournament = f"peer-{args.players}p-{args.think:g}s-seed{args.seed}"
     move_time = max(1.0, 6 * args.think)
@@ -194,8 +199,6 @@ def main() -> None:
         scratch = Path(name)
         db = args.db or scratch / "peer.db"
         if args.resume:
-            if args.db is None or not args.db.is_file():
-                sys.exit(f"--resume: --db {args.db}: no such database (the one the run was started with)")
             play = ["--resume"]
         else:
             bots = [with_think(args.bot, args.think, scratch), build_peer(args.peer, args.esbuild, args.think, scratch)]
