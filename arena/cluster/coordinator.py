@@ -276,6 +276,7 @@ class Cluster:
             future.cancel()
             raise
         finally:
+            receiver.ended = True  # before the await: a hand-over queued meanwhile must find it
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(self.inbox.close, receiver)
 
@@ -290,9 +291,14 @@ class _Receiver:
         self.have: set[int] = set()
         """Games read from the queue (the inbox's thread keeps it)."""
         self.taken: set[int] = set()
+        self.ended = False
+        """Its match's play is over: a game still on its way (of a match cancelled, a
+        gauntlet decided) finds the tournament's writer closed, and is left out."""
         self._more = trio.Event()
 
     def take_all(self, games: list[NodeGame]) -> None:
+        if self.ended:
+            return
         for game in games:
             self.taken.add(game.game.game_no)
             self.on_game(game)

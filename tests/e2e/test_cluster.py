@@ -1020,6 +1020,37 @@ def test_a_vigil_says_once_that_no_worker_is_left_then_every_minute_then_gives_u
     assert "gives up" not in said[-2]
 
 
+def test_a_game_that_arrives_after_its_match_ended_is_left_out_not_a_crash() -> None:
+    """A gauntlet decided cancels its matches and closes its writer; a game of theirs
+    still on its way from the cluster is handed over from the inbox's thread after that.
+    Handing it to the closed writer raised inside trio's entry queue, which ends the
+    whole run with TrioInternalError."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    import trio
+
+    from arena.cluster.coordinator import _Receiver
+    from arena.cluster.node import NodeGame, Stream
+
+    late = [cast(NodeGame, SimpleNamespace(game=SimpleNamespace(game_no=3)))]
+    handed: list[NodeGame] = []
+
+    def closed_writer(game: NodeGame) -> None:
+        handed.append(game)
+        raise trio.ClosedResourceError("the tournament's writer is closed")
+
+    async def main() -> None:
+        receiver = _Receiver(Stream("inbox", "match"), closed_writer)
+        receiver.ended = True  # what Cluster.play sets as the match's play ends
+        receiver.token.run_sync_soon(receiver.take_all, late)
+        await trio.sleep(0.05)
+        assert receiver.taken == set()
+
+    trio.run(main)
+    assert handed == []
+
+
 def test_a_run_whose_last_worker_died_says_so_and_stops_after_wait_workers(
     workers: Workers, tmp_path: Path, make_bot: MakeBot
 ) -> None:
