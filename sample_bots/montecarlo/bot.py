@@ -1,8 +1,8 @@
 """The Monte Carlo reference bot: deal the unseen cards, play the round out, keep the best.
 
     python3 bot.py [--think 0.1] [--seed 1] [--playouts N] [--opponents infer|random|greedy]
-                   [--rollout auto|random|greedy] [--objective auto|own|relative] [--even] [--flat]
-                   [--heads-only]
+                   [--rollout auto|random|greedy] [--objective auto|own|relative|close]
+                   [--close-weight 1] [--even] [--flat] [--heads-only]
     python3 bot.py --bench 20      # playouts per second, then exit
 
 For a ``"play"`` request every card in hand is a candidate. The search repeats, until
@@ -76,6 +76,8 @@ RANK_HEADS = 20
 """In a playout that ends the game, what each opponent ranked above us costs, in heads (``standing``)."""
 ENDGAME_REACH = 30
 """Heads a seat might still take this round: within this of ``end_score``, the game may end."""
+HEADS_A_ROUND = 7
+"""About what a seat takes a round (and its spread): how far two scores may still move (``closeness``)."""
 NEVER = 1 << 30
 """An end score no game reaches: ``objective``'s end when this round cannot end the game."""
 HALVINGS = (0.4, 0.7)
@@ -262,20 +264,32 @@ def playout(
     return taken
 
 
-def standing(base: list[int], heads: list[int], taken: int, end: int, relative: float = 0.0) -> float:
-    """A playout's cost: our heads less ``relative`` times the opponents' mean (each seat's
-    heads this playout in ``heads``, ours first), plus ``RANK_HEADS`` for each opponent
+def standing(base: list[int], heads: list[int], taken: int, end: int, weights: list[float] | None = None) -> float:
+    """A playout's cost: our heads less each opponent's weighted by ``weights`` (each
+    seat's heads this playout in ``heads``, ours first; the weights in the same order,
+    ours left out) over the opponents' number, plus ``RANK_HEADS`` for each opponent
     finishing with fewer heads than ours (half for a tie) if some seat's total reaches
     ``end`` (the game is over). A game is won by having fewer heads than the others, so
     heads given to them count as heads avoided; near the end, who takes the heads
     matters as much as how many we take."""
-    cost = taken - relative * sum(heads[1:]) / (len(heads) - 1)
+    cost = float(taken)
+    if weights:
+        cost -= sum(w * h for w, h in zip(weights, heads[1:], strict=True)) / (len(heads) - 1)
     final = [b + h for b, h in zip(base, heads, strict=True)]
     if max(final) < end:
         return cost
     ours = final[0]
     above = sum(1 for f in final[1:] if f < ours) + 0.5 * sum(1 for f in final[1:] if f == ours)
     return cost + RANK_HEADS * above
+
+
+def closeness(base: list[int], rounds_left: float) -> list[float]:
+    """Each opponent's weight in a ``close`` objective: how likely its rank and ours may
+    still swap, the normal density of the gap between its score and ours (``base``, ours
+    first) spread by the rounds left, 1 at no gap. Heads given to a seat far ahead of us
+    or far behind change no rank; to one beside us, a rank the rating counts."""
+    spread = HEADS_A_ROUND * math.sqrt(2 * max(1.0, rounds_left))
+    return [math.exp(-(((b - base[0]) / spread) ** 2) / 2) for b in base[1:]]
 
 
 def place_known(ends: list[int], cnts: list[int], hds: list[int], cards: list[int]) -> None:
@@ -805,7 +819,7 @@ class Native:
             p,
             n,
             x,
-            x,
+            p,
             n,
             x,
             x,
@@ -816,7 +830,7 @@ class Native:
             p,
             p,
         ]
-        lib.mc_search_row.argtypes = [p, p, p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, p, n, x, x, n, x, x, x, u64, p]
+        lib.mc_search_row.argtypes = [p, p, p, p, p, n, p, n, n, p, n, p, p, p, p, p, n, p, n, x, p, n, x, x, x, u64, p]
         self.lib = lib
         self.tick = 0.0
         self.fills: dict[tuple[int, int], ctypes.Array] = {}
@@ -838,7 +852,7 @@ class Native:
     def search(self, deals, fill, greedy, ending, deals_wanted, budget, spent) -> tuple:
         """The arguments both entry points take, in their order: the deals, the tables,
         the rollout, the objective (``ending``: see ``MonteCarloBot.objective``), when to stop."""
-        base, end, relative = ending if ending else (None, 0, 0.0)
+        base, end, weights = ending if ending else (None, 0, None)
         return (
             *self.dealer(deals),
             doubles(deals.greedy),
@@ -848,7 +862,7 @@ class Native:
             ints(base) if base else None,
             end,
             float(RANK_HEADS),
-            relative,
+            doubles(weights) if weights else None,
             deals_wanted,
             budget,
             spent,
@@ -935,6 +949,7 @@ class MonteCarloBot(Bot):
         ranked: bool = True,
         native: Native | None = None,
         objective: str = "auto",
+        close_weight: float = 1.0,
     ) -> None:
         self.native = native
         """The search in C, or None: in Python (``--engine``)."""
@@ -947,7 +962,10 @@ class MonteCarloBot(Bot):
         """Near the end of a game, count the ranks it ends with, not only heads (``objective``)."""
         self.objective_name = objective
         """``"own"``: a playout costs our heads; ``"relative"``: ours less the opponents'
-        mean; ``"auto"``: relative heads-up, our own at larger tables."""
+        mean; ``"close"``: less each opponent's weighted by how close its score is to
+        ours (``closeness``); ``"auto"``: relative heads-up, our own at larger tables."""
+        self.close_weight = close_weight
+        """``"close"``: the weight of an opponent's heads at no gap between our scores."""
         self.seed = seed
         self.playouts = playouts
         self.rollout = rollout
@@ -1135,7 +1153,7 @@ class MonteCarloBot(Bot):
         rand = rng.random
         done = 0
         active = list(range(len(cards)))
-        base, end, relative = ending if ending else ([], 0, 0.0)
+        base, end, weights = ending if ending else ([], 0, None)
         owner = deals.owner
         self.clock = started
         while self.spend(deadline, done):
@@ -1163,7 +1181,7 @@ class MonteCarloBot(Bot):
                     heads,
                     owner,
                 )
-                totals[k] += standing(base, heads, taken, end, relative) if heads else taken
+                totals[k] += standing(base, heads, taken, end, weights) if heads else taken
             done += 1
             if cuts and self.progress(started, deadline, done) >= cuts[0]:
                 cuts.pop(0)
@@ -1186,25 +1204,34 @@ class MonteCarloBot(Bot):
         larger tables the two were level and the greedy ones stay."""
         return self.rollout == "greedy" or (self.rollout == "auto" and view.players > 2)
 
-    def objective(self, view) -> tuple[list[int], int, float] | None:
+    def objective(self, view) -> tuple[list[int], int, list[float]] | None:
         """What a playout costs (``standing``): every seat's heads so far (ours first,
         then the others in seat order), the total that ends the game if this round may
         (0: this round does, being the last of a fixed number; ``NEVER`` when it cannot)
-        and the weight of the opponents' heads. None for our heads alone."""
-        relative = self.objective_name == "relative" or (self.objective_name == "auto" and view.players == 2)
+        and the weight of each opponent's heads. None for our heads alone."""
+        name = self.objective_name
+        if name == "auto":
+            name = "relative" if view.players == 2 else "own"
         order = [view.seat] + [s for s in range(view.players) if s != view.seat]
         base = [view.scores[s] + view.round_heads[s] for s in order]
+        rounds = self.settings.get("rounds", 0)
+        end_score = self.settings.get("end_score", 66)
         end = NEVER
         if self.ranked:
-            rounds = self.settings.get("rounds", 0)
             if rounds:
                 end = 0 if view.round >= rounds else NEVER
             else:
-                end = self.settings.get("end_score", 66)
-                end = end if max(base) + ENDGAME_REACH >= end else NEVER
-        if end == NEVER and not relative:
-            return None
-        return base, end, float(relative)
+                end = end_score if max(base) + ENDGAME_REACH >= end_score else NEVER
+        if name == "own":
+            if end == NEVER:
+                return None
+            weights = [0.0] * (view.players - 1)
+        elif name == "relative":
+            weights = [1.0] * (view.players - 1)
+        else:
+            left = rounds - view.round + 1 if rounds else (end_score - max(base)) / HEADS_A_ROUND
+            weights = [self.close_weight * w for w in closeness(base, left)]
+        return base, end, weights
 
     def search_shed(self, view, legal, rng, deadline):
         """Shedding's card: every card in hand a candidate, each played out on the same
@@ -1254,7 +1281,7 @@ class MonteCarloBot(Bot):
         done = 0
         greedy = self.greedy_rollout(view)
         ending = self.objective(view)
-        base, end, relative = ending if ending else ([], 0, 0.0)
+        base, end, weights = ending if ending else ([], 0, None)
         if turns and self.native is not None and per == 1:
             totals, done = self.native.row(
                 starts,
@@ -1288,13 +1315,13 @@ class MonteCarloBot(Bot):
                         heads,
                         deals.owner,
                     )
-                    totals[k] += standing(base, heads, taken, end, relative) if heads else taken
+                    totals[k] += standing(base, heads, taken, end, weights) if heads else taken
                 done += 1
         if done:
             expected = [total / done for total in totals]
         else:  # nothing left to play: this row is the round's last word
             expected = [
-                standing(base, [cost] + [0] * (view.players - 1), cost, end, relative) if base else cost
+                standing(base, [cost] + [0] * (view.players - 1), cost, end, weights) if base else cost
                 for cost, *_ in starts
             ]
         self.last_playouts = done
@@ -1437,9 +1464,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--objective",
-        choices=("auto", "own", "relative"),
+        choices=("auto", "own", "relative", "close"),
         default="auto",
-        help="a playout's cost: our heads, or ours less the opponents' mean (default auto: relative heads-up)",
+        help="a playout's cost: our heads, or ours less the opponents' mean, or less each opponent's weighted "
+        "by how close its score is to ours (default auto: relative heads-up, own at larger tables)",
+    )
+    parser.add_argument(
+        "--close-weight",
+        type=float,
+        default=1.0,
+        help="--objective close: the weight of an opponent's heads when its score is ours (default 1)",
     )
     parser.add_argument("--flat", action="store_true", help="search every candidate to the end (no halving)")
     parser.add_argument(
@@ -1475,6 +1509,7 @@ def bot_of(args: argparse.Namespace, native: Native | None) -> MonteCarloBot:
         ranked=not args.heads_only,
         native=native,
         objective=args.objective,
+        close_weight=args.close_weight,
     )
 
 

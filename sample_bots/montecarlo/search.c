@@ -343,20 +343,20 @@ static int playout(Rows *r, int first, int *hand, int hsize, const int *now, int
     return taken;
 }
 
-/* bot.py's standing: our heads less relative times the opponents' mean, plus rank_heads
- * for each opponent ending below us if the game ends. */
+/* bot.py's standing: our heads less the opponents' weighted by weights[k - 1] (NULL: none)
+ * over their number, plus rank_heads for each opponent ending below us if the game ends. */
 static double standing(const int *base, const int *heads, int seats, int taken, int end, double rank_heads,
-                       double relative) {
-    int ours = base[0] + heads[0], top = ours, theirs = 0;
-    double above = 0.0;
+                       const double *weights) {
+    int ours = base[0] + heads[0], top = ours;
+    double above = 0.0, theirs = 0.0;
     for (int k = 1; k < seats; k++) {
         int f = base[k] + heads[k];
-        theirs += heads[k];
+        if (weights) theirs += weights[k - 1] * heads[k];
         if (f > top) top = f;
         if (f < ours) above += 1.0;
         else if (f == ours) above += 0.5;
     }
-    double cost = taken - relative * theirs / (seats - 1);
+    double cost = taken - theirs / (seats - 1);
     if (top < end) return cost;
     return cost + rank_heads * above;
 }
@@ -413,14 +413,14 @@ static void load_rows(Rows *r, const int *ends, const int *cnts, const int *hds,
  * variant's rows in table order), deal after deal, with successive
  * halving at the shares cuts[0..ncuts) of the search. The search stops after
  * max_deals deals (> 0), or else once `spent` plus its own time reaches `budget`
- * seconds. base (NULL: our heads only), end, rank_heads and relative give the objective
+ * seconds. base (NULL: our heads only), end, rank_heads and weights give the objective
  * (bot.py's standing).
  * totals[k] gets candidate k's total; kept[k] 1 for the candidates still in at the
  * end. Returns the number of deals, or -1 for arguments out of bounds. */
 int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *firsts, const int *cards, int ncards,
                    int nopp, const int *pool, int npool, const int *sizes, const int *known,
                    const double *greedy, const int *heads_of, const double *fill, int rollout_greedy,
-                   const int *base, int end, double rank_heads, double relative, int max_deals, double budget,
+                   const int *base, int end, double rank_heads, const double *weights, int max_deals, double budget,
                    double spent, double tick, const double *cuts, int ncuts, uint64_t seed, double *totals, int *kept) {
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
     if (ncards < 1 || ncards > MAX_HAND || bad_dealer(&dealer, ncards) || bad_rows(ends, cnts, hds, firsts))
@@ -475,7 +475,7 @@ int mc_search_play(const int *ends, const int *cnts, const int *hds, const int *
             memset(heads, 0, sizeof heads);
             int taken = playout(&r, cards[k], hand, hsize, now, nnow, &d, &g, ncards, rollout_greedy, &t, &s,
                                 base ? heads : NULL);
-            totals[k] += base ? standing(base, heads, seats, taken, end, rank_heads, relative) : taken;
+            totals[k] += base ? standing(base, heads, seats, taken, end, rank_heads, weights) : taken;
         }
         done++;
         if (cut < ncuts) {
@@ -513,7 +513,7 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
                   const int *costs,
                   int nstarts, const int *hand, int hsize, int nopp, const int *pool, int npool, const int *sizes,
                   const int *known, const double *greedy, const int *heads_of, const double *fill,
-                  int rollout_greedy, const int *base, int end, double rank_heads, double relative,
+                  int rollout_greedy, const int *base, int end, double rank_heads, const double *weights,
                   int max_deals, double budget, double spent, double tick, uint64_t seed, double *totals) {
     Dealer dealer = {nopp, pool, npool, sizes, known, greedy};
     if (nstarts < 1 || nstarts > ROWS || hsize < 1 || hsize > MAX_HAND || bad_dealer(&dealer, hsize)) return -1;
@@ -551,7 +551,7 @@ int mc_search_row(const int *starts_ends, const int *starts_cnts, const int *sta
             heads[0] = costs[k];
             int taken = costs[k] + playout(&r, 0, mine, hsize, NULL, 0, &d, &g, hsize, rollout_greedy, &t, &s,
                                            base ? heads : NULL);
-            totals[k] += base ? standing(base, heads, nopp + 1, taken, end, rank_heads, relative) : taken;
+            totals[k] += base ? standing(base, heads, nopp + 1, taken, end, rank_heads, weights) : taken;
         }
         done++;
     }

@@ -79,6 +79,8 @@ def twins(native: Any, **options: Any) -> tuple[Any, Any]:
         ({"variant": "professional"}, 4, {}),
         ({"variant": "professional", "end_score": 25}, 3, {"rollout": "random"}),
         ({"variant": "professional", "keep_rows": True}, 7, {"opponents": "greedy"}),
+        ({"end_score": 40}, 4, {"objective": "close", "close_weight": 0.5}),
+        ({"variant": "professional"}, 5, {"objective": "close"}),
     ],
     ids=[
         "4p",
@@ -91,6 +93,8 @@ def twins(native: Any, **options: Any) -> tuple[Any, Any]:
         "professional-4p",
         "professional-endgame-3p",
         "professional-keep_rows-7p",
+        "close-objective-4p",
+        "professional-close-objective-5p",
     ],
 )
 def test_the_c_search_answers_as_the_python_search_does(

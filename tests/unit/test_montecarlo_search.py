@@ -117,14 +117,14 @@ def test_near_the_end_a_playout_counts_the_ranks_the_game_ends_with() -> None:
         return View(2, 4, round, 1, (1, 2), ((50,), (60,), (70,), (80,)), scores, round_heads, ())
 
     assert bot.objective(view((10, 10, 10, 10))) is None
-    assert bot.objective(view((10, 36, 20, 5), (0, 0, 6, 0))) == ([26, 10, 36, 5], 66, 0.0)  # 36 + 30 >= 66
+    assert bot.objective(view((10, 36, 20, 5), (0, 0, 6, 0))) == ([26, 10, 36, 5], 66, [0.0] * 3)  # 36 + 30 >= 66
     base = [60, 50, 62, 40]
     assert MC.standing(base, [6, 0, 0, 0], 6, 66) == 6 + 3 * MC.RANK_HEADS  # 66 ends it: all three ahead
     assert MC.standing(base, [0, 0, 4, 0], 0, 66) == 2 * MC.RANK_HEADS  # 66 ends it for all
     assert MC.standing(base, [0, 10, 4, 0], 0, 66) == 1.5 * MC.RANK_HEADS  # 66 ends it; 60 ties ours: half
     assert MC.standing(base, [2, 0, 0, 0], 2, 66) == 2, "nobody at 66: only our heads count"
     bot.new_game(NewGame(0, 2, 4, {"rounds": 3}))
-    assert bot.objective(view((0, 0, 0, 0), round=3)) == ([0, 0, 0, 0], 0, 0.0)
+    assert bot.objective(view((0, 0, 0, 0), round=3)) == ([0, 0, 0, 0], 0, [0.0] * 3)
     assert bot.objective(view((0, 0, 0, 0), round=2)) is None
     assert MC.standing([0, 0, 0, 0], [1, 0, 0, 0], 1, 0) == 1 + 3 * MC.RANK_HEADS, "the last round ends it"
     heads_only = MC.MonteCarloBot(ranked=False, objective="own")
@@ -140,7 +140,7 @@ def test_heads_up_the_opponents_heads_count_against_ours() -> None:
     bot = MC.MonteCarloBot()
     bot.new_game(NewGame(0, 1, 2, {}))
     duel = View(1, 2, 1, 1, (1, 2), ((50,), (60,), (70,), (80,)), (10, 20), (0, 3), ())
-    assert bot.objective(duel) == ([23, 10], MC.NEVER, 1.0)
+    assert bot.objective(duel) == ([23, 10], MC.NEVER, [1.0])
     assert not bot.greedy_rollout(duel)
     table = View(2, 4, 1, 1, (1, 2), ((50,), (60,), (70,), (80,)), (10, 10, 10, 10), (0, 0, 0, 0), ())
     bot.new_game(NewGame(0, 2, 4, {}))
@@ -148,11 +148,27 @@ def test_heads_up_the_opponents_heads_count_against_ours() -> None:
     assert bot.greedy_rollout(table)
     forced = MC.MonteCarloBot(objective="relative", rollout="random")
     forced.new_game(NewGame(0, 2, 4, {}))
-    assert forced.objective(table) == ([10, 10, 10, 10], MC.NEVER, 1.0)
+    assert forced.objective(table) == ([10, 10, 10, 10], MC.NEVER, [1.0] * 3)
     assert not forced.greedy_rollout(table)
-    assert MC.standing([10, 10, 10, 10], [3, 6, 0, 3], 3, MC.NEVER, 1.0) == 3 - 3
-    assert MC.standing([10, 10, 10, 10], [3, 0, 0, 0], 3, MC.NEVER, 1.0) == 3
-    assert MC.standing([60, 50, 62, 40], [6, 3, 0, 0], 6, 66, 1.0) == 6 - 1 + 3 * MC.RANK_HEADS
+    assert MC.standing([10, 10, 10, 10], [3, 6, 0, 3], 3, MC.NEVER, [1.0] * 3) == 3 - 3
+    assert MC.standing([10, 10, 10, 10], [3, 0, 0, 0], 3, MC.NEVER, [1.0] * 3) == 3
+    assert MC.standing([60, 50, 62, 40], [6, 3, 0, 0], 6, 66, [1.0] * 3) == 6 - 1 + 3 * MC.RANK_HEADS
+
+
+def test_the_close_objective_weighs_the_opponents_whose_rank_is_in_doubt() -> None:
+    """``--objective close``: an opponent's heads count against ours by how close its
+    score is to ours (1 at no gap, times ``--close-weight``), less and less as the gap
+    grows, and more widely while many rounds are left."""
+    bot = MC.MonteCarloBot(objective="close", close_weight=0.5)
+    bot.new_game(NewGame(0, 0, 4, {}))
+    view = View(0, 4, 3, 1, (1, 2), ((50,), (60,), (70,), (80,)), (0, 0, 6, 30), (0, 0, 0, 0), ())
+    base, end, weights = bot.objective(view)
+    assert base == [0, 0, 6, 30] and end == MC.NEVER
+    assert weights[0] == 0.5 and 0.1 < weights[2] < 0.25 < weights[1] < 0.5
+    early = MC.closeness([0, 6], rounds_left=9)[0]
+    late = MC.closeness([0, 6], rounds_left=1)[0]
+    assert 1 > early > late > 0
+    assert MC.standing([0, 0, 6, 30], [4, 8, 0, 8], 4, MC.NEVER, [0.5, 0.0, 0.0]) == 4 - 0.5 * 8 / 3
 
 
 def test_the_last_turn_row_choice_takes_the_cheapest_row() -> None:
